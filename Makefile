@@ -1,0 +1,36 @@
+# Every target that runs code installs first, so `make test` or `make demo`
+# works as the only command on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install test lint demo bench clean schemas
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[spark,dev]'
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check placement cli tests bench
+	$(BIN)/ruff format --check placement cli tests bench
+	$(BIN)/mypy
+
+demo: $(STAMP)
+	@bash examples/demo.sh
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+schemas: $(STAMP)
+	$(BIN)/mrc-plan schema --write schemas
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

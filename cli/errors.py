@@ -1,0 +1,76 @@
+"""The one place where failures become exit codes (SPEC §9)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+import typer
+
+from placement.errors import InputError, MrcPlanError, UsageError
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+EXIT_TIMEOUT = 3
+EXIT_BUG = 101
+
+# first match wins; subclasses before their bases
+EXIT_CODES: list[tuple[type[MrcPlanError], int]] = [
+    (UsageError, EXIT_USAGE),
+    (InputError, EXIT_USAGE),
+]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+BUG_MESSAGE = ("internal error: this is a bug in mrc-plan. Please report it with the command "
+               "you ran and the output of the same command with MRC_PLAN_DEBUG=1.")
+
+
+def exit_code_for(exc: MrcPlanError) -> int:
+    for cls, code in EXIT_CODES:
+        if isinstance(exc, cls):
+            return code
+    return EXIT_BUG
+
+
+def debug() -> bool:
+    return os.environ.get("MRC_PLAN_DEBUG", "") not in ("", "0")
+
+
+def report_failure(exc: MrcPlanError) -> None:
+    sys.stderr.write(f"error: {exc.message}\n")
+    if exc.hint:
+        sys.stderr.write(f"hint: {exc.hint}\n")
+
+
+def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
+    """Run a command under the exit-code table; tracebacks only with MRC_PLAN_DEBUG=1."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except (typer.Exit, typer.Abort):
+            raise
+        except MrcPlanError as exc:
+            if debug():
+                traceback.print_exc()
+            report_failure(exc)
+            raise typer.Exit(exit_code_for(exc)) from None
+        except KeyboardInterrupt:
+            sys.stderr.write("interrupted\n")
+            raise typer.Exit(130) from None
+        except Exception as exc:
+            if debug():
+                traceback.print_exc()
+            else:
+                sys.stderr.write(f"{BUG_MESSAGE}\n({type(exc).__name__}: {exc})\n")
+            raise typer.Exit(EXIT_BUG) from None
+
+    return wrapper

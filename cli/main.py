@@ -1,0 +1,171 @@
+"""The `mrc-plan` command line. Thin: parse arguments, call placement/, render, exit."""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mrc_plan_cli.errors import EXIT_FINDINGS, EXIT_OK, handle_errors
+
+app = typer.Typer(
+    name="mrc-plan",
+    help="Validate, plan and score replica placement for Confluent Multi-Region Clusters.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class Format(StrEnum):
+    AUTO = "auto"
+    TEXT = "text"
+    JSON = "json"
+    GITHUB = "github"
+    SARIF = "sarif"
+    JUNIT = "junit"
+
+
+def _version(value: bool) -> None:
+    if value:
+        from placement import __version__
+
+        typer.echo(f"mrc-plan {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Validate, plan and score replica placement for Confluent Multi-Region Clusters.
+
+    Exit codes: 0 success, 1 findings or infeasible, 2 usage or unreadable input,
+    3 no solution within the time limit, 101 internal error.
+    """
+
+
+def _color() -> bool:
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+@app.command()
+@handle_errors
+def validate(
+    paths: Annotated[list[Path], typer.Argument(
+        help="Placement .json files, server.properties files, or directories to search.",
+        show_default=False)],
+    inventory: Annotated[Path | None, typer.Option(
+        help="Broker inventory (JSON, CSV, or a directory of server.properties): checks racks "
+             "exist and have enough brokers.")] = None,
+    min_insync_replicas: Annotated[int | None, typer.Option(
+        min=1, help="The topic's min.insync.replicas: enables the resilience checks.")] = None,
+    ibp: Annotated[str | None, typer.Option(
+        help="The cluster's inter.broker.protocol.version (below 3.3, a rack may not hold both "
+             "replicas and observers). Default: newest behaviour.")] = None,
+    fmt: Annotated[Format, typer.Option(
+        "--format", help="auto = github under GitHub Actions, else text.")] = Format.AUTO,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Write the report to this file (atomically) instead of stdout.")
+    ] = None,
+    strict: Annotated[bool, typer.Option(help="Warnings fail too.")] = False,
+    exit_zero: Annotated[bool, typer.Option(
+        help="Exit 0 even when there are findings (reports still show them).")] = False,
+) -> None:
+    """Check placement policies offline: syntax, schema, semantics, inventory, resilience.
+
+    Exits 1 when any file has an error (or a warning with --strict), 0 otherwise.
+    """
+    from mrc_plan_cli.render import render_text
+    from placement import __version__
+    from placement.diagnostics.model import build_report
+    from placement.diagnostics.reporters import REPORTERS
+    from placement.io.atomic import write_atomic
+    from placement.io.inventory import load_inventory
+    from placement.validate import ValidateOptions, parse_ibp, validate_paths
+
+    options = ValidateOptions(
+        inventory=load_inventory(inventory) if inventory is not None else None,
+        min_insync_replicas=min_insync_replicas,
+        ibp=parse_ibp(ibp) if ibp is not None else None,
+    )
+    findings = validate_paths(paths, options)
+    report = build_report(findings, strict=strict, tool_version=__version__)
+    if fmt is Format.AUTO:
+        fmt = Format.GITHUB if os.environ.get("GITHUB_ACTIONS") == "true" else Format.TEXT
+    reporters = {**REPORTERS, "text": lambda r: render_text(r, color=_color() and not output)}
+    rendered = reporters[fmt.value](report)
+    if output is not None:
+        write_atomic(output, rendered)
+    else:
+        sys.stdout.write(rendered)
+    raise typer.Exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
+
+
+@app.command()
+@handle_errors
+def rules(
+    code: Annotated[str | None, typer.Argument(
+        help="A rule code (MRC102) or name (json-comment) to explain.")] = None,
+) -> None:
+    """List every rule, or print one rule's documentation."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from placement.errors import UsageError
+    from placement.rules.registry import ALL_RULES, RULES, lookup
+    from placement.rules.suggest import did_you_mean
+
+    console = Console(highlight=False, soft_wrap=True)
+    if code is None:
+        table = Table("code", "name", "severity", "family", "summary", box=None)
+        for r in ALL_RULES:
+            table.add_row(r.code, r.name, r.severity.value, r.family(), r.summary())
+        console.print(table)
+        return
+    rule = lookup(code)
+    if rule is None:
+        names = [*RULES, *(r.name for r in ALL_RULES)]
+        raise UsageError(f"no rule {code!r}", did_you_mean(code, names) or
+                         "run `mrc-plan rules` to list them")
+    console.print(f"[bold]{rule.code} {rule.name}[/] ({rule.severity.value}, {rule.family()})\n",
+                  markup=True)
+    console.print(rule.doc(), markup=False)
+
+
+class SchemaName(StrEnum):
+    PLACEMENT = "placement"
+    INVENTORY = "inventory"
+    DIAGNOSTICS = "diagnostics"
+
+
+@app.command()
+@handle_errors
+def schema(
+    name: Annotated[SchemaName | None, typer.Argument(help="Which schema to print.")] = None,
+    write: Annotated[Path | None, typer.Option(
+        help="Write every schema into this directory instead of printing one.")] = None,
+) -> None:
+    """Print the JSON Schema of a placement policy, an inventory or the validate report."""
+    from placement.errors import UsageError
+    from placement.io.atomic import write_atomic
+    from placement.schemas import SCHEMAS, render_schema, schema_filename
+
+    if write is not None:
+        for n in SCHEMAS:
+            write_atomic(write / schema_filename(n), render_schema(n))
+        return
+    if name is None:
+        raise UsageError("name a schema: placement, inventory or diagnostics")
+    sys.stdout.write(render_schema(name.value))
+
+
+def run() -> None:
+    """Console-script entry point."""
+    app()

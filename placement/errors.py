@@ -1,0 +1,28 @@
+"""Failures (as opposed to findings). The CLI maps each class to an exit code in one table."""
+
+from __future__ import annotations
+
+
+class MrcPlanError(Exception):
+    """Base class: ``message`` says what went wrong, ``hint`` what to do about it."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class UsageError(MrcPlanError):
+    """The command line asks for something that makes no sense."""
+
+
+class InputError(MrcPlanError):
+    """An input file cannot be read or does not have the required shape."""
+
+    def __init__(self, path: str, message: str, hint: str = "", *,
+                 line: int | None = None, column: int | None = None) -> None:
+        where = path if line is None else f"{path}:{line}:{column or 1}"
+        super().__init__(f"{where}: {message}", hint)
+        self.path = path
+        self.line = line
+        self.column = column

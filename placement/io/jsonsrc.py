@@ -1,0 +1,358 @@
+"""Strict JSON parsing that remembers where every value came from.
+
+The standard library's parser throws away positions, accepts duplicate keys
+silently and recurses (so deep nesting ends in RecursionError). Placement files
+are small, so a hand-written iterative parser costs little and gives exact
+line:column for every syntax error and every value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from placement.io.positions import LineIndex, Position, escape_token, parent_pointers
+
+MAX_DEPTH = 256
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_STRING_CHUNK = re.compile(r'[^"\\\x00-\x1f]*')
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.+-]*")
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_NOT_JSON_WORDS = {"True": "true", "False": "false", "None": "null", "NULL": "null",
+                   "TRUE": "true", "FALSE": "false", "Null": "null"}
+
+
+class SyntaxKind(StrEnum):
+    """Why a document is not valid JSON; each kind has its own rule code."""
+
+    INVALID = "invalid"
+    COMMENT = "comment"
+    TRAILING_COMMA = "trailing-comma"
+    TRUNCATED = "truncated"
+    EMPTY = "empty"
+    ENCODING = "encoding"
+    TOO_DEEP = "too-deep"
+
+
+class JsonSyntaxError(Exception):
+    def __init__(self, kind: SyntaxKind, message: str, offset: int, hint: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.offset = offset
+        self.hint = hint
+
+
+class EncodingError(Exception):
+    """The bytes are not UTF-8; ``line``/``column`` locate the first bad byte."""
+
+    def __init__(self, message: str, position: Position, hint: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.position = position
+        self.hint = hint
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateKey:
+    pointer: str  # pointer of the repeated member
+    key: str
+    offset: int
+    first_offset: int
+
+
+@dataclass(slots=True)
+class ParsedJson:
+    """A parsed document plus its source map (pointer -> offsets)."""
+
+    value: Any
+    index: LineIndex
+    starts: dict[str, int] = field(default_factory=dict)
+    key_starts: dict[str, int] = field(default_factory=dict)
+    duplicates: list[DuplicateKey] = field(default_factory=list)
+
+    def position(self, offset: int) -> Position:
+        return self.index.position(offset)
+
+    def locate(self, ptr: str, *, key: bool = False) -> Position:
+        """Where ``ptr`` starts; its key when ``key`` is set; else its nearest ancestor."""
+        for candidate in parent_pointers(ptr):
+            if key and candidate == ptr and candidate in self.key_starts:
+                return self.position(self.key_starts[candidate])
+            if candidate in self.starts:
+                return self.position(self.starts[candidate])
+        return Position(1, 1)
+
+
+def decode_utf8(data: bytes) -> tuple[str, bool]:
+    """Decode ``data`` as UTF-8; return the text and whether a BOM was stripped."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise EncodingError("file is UTF-16 encoded, not UTF-8", Position(1, 1),
+                            "re-save the file as UTF-8 (without a byte order mark)")
+    bom = data.startswith(b"\xef\xbb\xbf")
+    if bom:
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), bom
+    except UnicodeDecodeError as exc:
+        good = data[: exc.start]
+        line = good.count(b"\n") + 1
+        column = len(good[good.rfind(b"\n") + 1 :].decode("utf-8")) + 1
+        raise EncodingError(
+            f"invalid UTF-8 byte 0x{data[exc.start]:02x} at byte offset {exc.start + 3 * bom}",
+            Position(line, column),
+            "save the file as UTF-8; a Latin-1 or Windows-1252 character probably slipped in",
+        ) from None
+
+
+class _Frame:
+    __slots__ = ("container", "is_object", "key", "open_offset", "ptr", "seen")
+
+    def __init__(self, is_object: bool, ptr: str, open_offset: int) -> None:
+        self.is_object = is_object
+        self.container: Any = {} if is_object else []
+        self.ptr = ptr
+        self.open_offset = open_offset
+        self.key = ""
+        self.seen: dict[str, int] = {}
+
+
+class _Parser:
+    def __init__(self, text: str, index: LineIndex, max_depth: int) -> None:
+        self.text = text
+        self.n = len(text)
+        self.index = index
+        self.max_depth = max_depth
+        self.doc = ParsedJson(None, index)
+
+    # -- errors -------------------------------------------------------------
+
+    def where(self, offset: int) -> str:
+        p = self.index.position(offset)
+        return f"line {p.line}, column {p.column}"
+
+    def unexpected(self, pos: int, expected: str, stack: list[_Frame]) -> JsonSyntaxError:
+        if pos >= self.n:
+            if stack:
+                top = stack[-1]
+                opener = "{" if top.is_object else "["
+                return JsonSyntaxError(
+                    SyntaxKind.TRUNCATED,
+                    f"unexpected end of file: expected {expected}; the '{opener}' opened at "
+                    f"{self.where(top.open_offset)} is never closed",
+                    pos, "the file looks truncated: restore the missing end of the document")
+            return JsonSyntaxError(SyntaxKind.TRUNCATED,
+                                   f"unexpected end of file: expected {expected}", pos,
+                                   "the file looks truncated")
+        ch = self.text[pos]
+        nxt = self.text[pos + 1] if pos + 1 < self.n else ""
+        if ch == "/" and nxt in "/*":
+            style = "//" if nxt == "/" else "/* */"
+            return JsonSyntaxError(
+                SyntaxKind.COMMENT, f"comments ({style}) are not allowed in JSON", pos,
+                "delete every comment; Confluent's documentation uses // only to sketch the "
+                "schema, the real file must be plain JSON")
+        if ch == "#":
+            return JsonSyntaxError(SyntaxKind.COMMENT, "comments (#) are not allowed in JSON", pos,
+                                   "delete the comment line")
+        word = _WORD.match(self.text, pos)
+        if ch == "<":
+            end = self.text.find(">", pos)
+            placeholder = self.text[pos : end + 1] if 0 < end - pos < 40 else "<...>"
+            return JsonSyntaxError(SyntaxKind.INVALID,
+                                   f"expected {expected} but found the placeholder {placeholder}",
+                                   pos, "replace the placeholder with a real value")
+        if ch == "'":
+            return JsonSyntaxError(SyntaxKind.INVALID,
+                                   f"expected {expected} but found a single quote", pos,
+                                   "JSON strings and keys use double quotes")
+        if word is not None:
+            w = word.group()
+            hint = ""
+            if w in _NOT_JSON_WORDS:
+                hint = f"JSON spells it {_NOT_JSON_WORDS[w]}"
+            elif w in ("NaN", "Infinity"):
+                hint = "JSON has no NaN or Infinity"
+            elif stack and stack[-1].is_object and expected.startswith("a key"):
+                hint = f'object keys must be double-quoted: "{w}"'
+            return JsonSyntaxError(SyntaxKind.INVALID, f"expected {expected} but found '{w}'",
+                                   pos, hint)
+        shown = repr(ch)[1:-1] if ch.isprintable() else f"U+{ord(ch):04X}"
+        return JsonSyntaxError(SyntaxKind.INVALID, f"expected {expected} but found '{shown}'", pos)
+
+    # -- scanning -------------------------------------------------------------
+
+    def ws(self, pos: int) -> int:
+        m = _WS.match(self.text, pos)
+        return m.end() if m else pos
+
+    def string(self, pos: int, stack: list[_Frame]) -> tuple[str, int]:
+        """Parse a string whose opening quote is at ``pos``."""
+        text, n = self.text, self.n
+        start = pos
+        pos += 1
+        parts: list[str] = []
+        while True:
+            m = _STRING_CHUNK.match(text, pos)
+            assert m is not None
+            parts.append(m.group())
+            pos = m.end()
+            if pos >= n:
+                raise JsonSyntaxError(
+                    SyntaxKind.TRUNCATED,
+                    f"unexpected end of file inside the string that starts at {self.where(start)}",
+                    pos, "close the string with a double quote")
+            ch = text[pos]
+            if ch == '"':
+                return "".join(parts), pos + 1
+            if ch == "\\":
+                esc = text[pos + 1] if pos + 1 < n else ""
+                if esc in _ESCAPES:
+                    parts.append(_ESCAPES[esc])
+                    pos += 2
+                elif esc == "u" and _HEX4.match(text, pos + 2):
+                    parts.append(chr(int(text[pos + 2 : pos + 6], 16)))
+                    pos += 6
+                elif not esc:
+                    raise JsonSyntaxError(SyntaxKind.TRUNCATED,
+                                          "unexpected end of file inside a string", pos + 1)
+                else:
+                    raise JsonSyntaxError(SyntaxKind.INVALID,
+                                          f"invalid escape sequence '\\{esc}' in a string", pos,
+                                          'valid escapes: \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX')
+            else:
+                what = "line break" if ch in "\r\n" else f"control character U+{ord(ch):04X}"
+                raise JsonSyntaxError(SyntaxKind.INVALID, f"unescaped {what} inside a string", pos,
+                                      "close the string on the line it starts, or escape the "
+                                      "character")
+
+    def scalar(self, pos: int, stack: list[_Frame]) -> tuple[Any, int]:
+        text = self.text
+        ch = text[pos]
+        if ch == '"':
+            return self.string(pos, stack)
+        if ch == "-" or ch.isdigit():
+            m = _NUMBER.match(text, pos)
+            if m is None or (m.end() < self.n and (text[m.end()].isalnum() or text[m.end()] == ".")):
+                end = m.end() if m else pos + 1
+                bad = _WORD.match(text, end)
+                token = text[pos : (bad.end() if bad else end + 1)]
+                raise JsonSyntaxError(SyntaxKind.INVALID, f"invalid number '{token}'", pos,
+                                      "JSON numbers have no leading zeros, '+' signs, or hex")
+            if m.group(1) or m.group(2):
+                return float(m.group()), m.end()
+            return int(m.group()), m.end()
+        for literal, value in (("true", True), ("false", False), ("null", None)):
+            if text.startswith(literal, pos):
+                end = pos + len(literal)
+                if end < self.n and (text[end].isalnum() or text[end] == "_"):
+                    break
+                return value, end
+        raise self.unexpected(pos, "a value", stack)
+
+    def key(self, pos: int, frame: _Frame, stack: list[_Frame]) -> int:
+        """Parse ``"key" :`` at ``pos`` (after whitespace); return the offset after the colon."""
+        if pos >= self.n or self.text[pos] != '"':
+            raise self.unexpected(pos, "a key (a double-quoted string)", stack)
+        key, after = self.string(pos, stack)
+        child = frame.ptr + "/" + escape_token(key)
+        if key in frame.seen:
+            self.doc.duplicates.append(DuplicateKey(child, key, pos, frame.seen[key]))
+        else:
+            frame.seen[key] = pos
+        self.doc.key_starts[child] = pos
+        frame.key = key
+        after = self.ws(after)
+        if after >= self.n or self.text[after] != ":":
+            raise self.unexpected(after, f"':' after the key \"{key}\"", stack)
+        return after + 1
+
+    # -- driver -------------------------------------------------------------
+
+    def parse(self) -> ParsedJson:
+        text, n = self.text, self.n
+        pos = self.ws(0)
+        if pos >= n:
+            raise JsonSyntaxError(SyntaxKind.EMPTY, "file is empty", 0,
+                                  "a placement policy needs at least "
+                                  '{"version": 2, "replicas": [...]}')
+        stack: list[_Frame] = []
+        starts = self.doc.starts
+        ptr = ""
+        while True:
+            # a value starts at pos
+            pos = self.ws(pos)
+            if pos >= n:
+                raise self.unexpected(pos, "a value", stack)
+            starts[ptr] = pos
+            ch = text[pos]
+            if ch in "{[":
+                if len(stack) >= self.max_depth:
+                    raise JsonSyntaxError(
+                        SyntaxKind.TOO_DEEP,
+                        f"nesting deeper than {self.max_depth} levels", pos,
+                        "a placement policy is three levels deep; this is not one")
+                frame = _Frame(ch == "{", ptr, pos)
+                stack.append(frame)
+                pos = self.ws(pos + 1)
+                closer = "}" if frame.is_object else "]"
+                if pos < n and text[pos] == closer:
+                    value: Any = frame.container
+                    stack.pop()
+                    pos += 1
+                elif frame.is_object:
+                    pos = self.key(pos, frame, stack)
+                    ptr = frame.ptr + "/" + escape_token(frame.key)
+                    continue
+                else:
+                    ptr = frame.ptr + "/0"
+                    continue
+            else:
+                value, pos = self.scalar(pos, stack)
+            # a value ended at pos: attach it, then close containers as far as they end
+            while True:
+                if not stack:
+                    end = self.ws(pos)
+                    if end < n:
+                        raise self.unexpected(end, "the end of the document", stack)
+                    self.doc.value = value
+                    return self.doc
+                frame = stack[-1]
+                if frame.is_object:
+                    frame.container[frame.key] = value
+                else:
+                    frame.container.append(value)
+                pos = self.ws(pos)
+                closer = "}" if frame.is_object else "]"
+                if pos < n and text[pos] == ",":
+                    comma = pos
+                    pos = self.ws(pos + 1)
+                    if pos < n and text[pos] in "}]":
+                        raise JsonSyntaxError(
+                            SyntaxKind.TRAILING_COMMA,
+                            f"trailing comma before '{text[pos]}'", comma,
+                            "delete the comma after the last element")
+                    if frame.is_object:
+                        pos = self.key(pos, frame, stack)
+                        ptr = frame.ptr + "/" + escape_token(frame.key)
+                    else:
+                        ptr = frame.ptr + "/" + str(len(frame.container))
+                    break
+                if pos < n and text[pos] == closer:
+                    value = frame.container
+                    stack.pop()
+                    pos += 1
+                    continue
+                expected = "',' or '}'" if frame.is_object else "',' or ']'"
+                raise self.unexpected(pos, expected, stack)
+
+
+def parse_json(text: str, index: LineIndex | None = None, *,
+               max_depth: int = MAX_DEPTH) -> ParsedJson:
+    """Parse ``text`` strictly; raise :class:`JsonSyntaxError` with an offset on failure."""
+    return _Parser(text, index or LineIndex(text), max_depth).parse()

@@ -1,0 +1,42 @@
+"""The broker inventory (SPEC §3): which broker sits in which rack."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+NodeId = Annotated[int, Field(ge=0, le=2**31 - 1)]
+
+
+class Broker(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    id: NodeId
+    rack: Annotated[str | None, Field(description="broker.rack; null is reported, not accepted")] = None
+    capacity_bytes: Annotated[int | None, Field(ge=0)] = None
+
+
+class Controller(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    id: NodeId
+    rack: str | None = None
+
+
+class Inventory(BaseModel):
+    """Brokers (and optionally KRaft controllers) with their racks."""
+
+    model_config = ConfigDict(
+        strict=True, extra="forbid", frozen=True, title="Broker inventory",
+        json_schema_extra={"$id": "https://mrc-plan.dev/schemas/inventory.schema.json"})
+
+    brokers: list[Broker]
+    controllers: list[Controller] = Field(default_factory=list)
+
+    def brokers_per_rack(self) -> Counter[str]:
+        return Counter(b.rack for b in self.brokers if b.rack is not None)
+
+    def racks(self) -> list[str]:
+        return sorted(self.brokers_per_rack())

@@ -1,0 +1,89 @@
+"""The replica placement policy (`confluent.placement.constraints`), SPEC §2."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic_core import PydanticCustomError
+
+INT32_MAX = 2**31 - 1
+
+
+class PromotionPolicy(StrEnum):
+    UNDER_MIN_ISR = "under-min-isr"
+    UNDER_REPLICATED = "under-replicated"
+    LEADER_IS_OBSERVER = "leader-is-observer"
+
+
+def _exact_int(value: Any) -> Any:
+    # Literal[1, 2] alone accepts true and 2.0 (they compare equal); Confluent does not
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+def _not_null(value: Any) -> Any:
+    # the key is optional, but an explicit null is a mistake, as for observers
+    if value is None:
+        raise PydanticCustomError("null_value", "Input should not be null; omit the key instead")
+    return value
+
+
+PromotionValue = Literal["under-min-isr", "under-replicated", "leader-is-observer"]
+_PROMOTION_SCHEMA = {"type": "string", "enum": list(PromotionValue.__args__)}
+
+
+class _Strict(BaseModel):
+    # strict: 2.0, "2" and true are not integers; forbid: typos are errors, not ignored
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class RackConstraint(_Strict):
+    rack: Annotated[str, Field(min_length=1, description="a broker.rack value")]
+
+
+class ReplicaConstraint(_Strict):
+    count: Annotated[int, Field(ge=1, le=INT32_MAX, description="replicas in this rack")]
+    constraints: RackConstraint
+
+
+class PlacementPolicy(_Strict):
+    """How many sync replicas and observers each rack gets."""
+
+    model_config = ConfigDict(title="Replica placement policy",
+                              json_schema_extra={"$id": "https://mrc-plan.dev/schemas/placement.schema.json"})
+
+    version: Annotated[Literal[1, 2], BeforeValidator(_exact_int)]
+    replicas: Annotated[list[ReplicaConstraint], Field(min_length=1)]
+    observers: list[ReplicaConstraint] = Field(default_factory=list)
+    observerPromotionPolicy: Annotated[
+        PromotionValue | None, BeforeValidator(_not_null), WithJsonSchema(_PROMOTION_SCHEMA)
+    ] = None
+
+    @property
+    def promotion(self) -> PromotionPolicy:
+        """The behaviour in force: v1 never promotes; v2 defaults to under-min-isr."""
+        if self.version == 1:
+            return PromotionPolicy.LEADER_IS_OBSERVER
+        return PromotionPolicy(self.observerPromotionPolicy or PromotionPolicy.UNDER_MIN_ISR)
+
+    @property
+    def sync_count(self) -> int:
+        return sum(c.count for c in self.replicas)
+
+    @property
+    def observer_count(self) -> int:
+        return sum(c.count for c in self.observers)
+
+    def per_rack(self) -> dict[str, tuple[int, int]]:
+        """rack -> (sync replicas, observers), in the order racks first appear."""
+        out: dict[str, tuple[int, int]] = {}
+        for c in self.replicas:
+            s, o = out.get(c.constraints.rack, (0, 0))
+            out[c.constraints.rack] = (s + c.count, o)
+        for c in self.observers:
+            s, o = out.get(c.constraints.rack, (0, 0))
+            out[c.constraints.rack] = (s, o + c.count)
+        return out

@@ -1,0 +1,59 @@
+"""Rule declarations. A rule's docstring is its documentation (`mrc-plan rules CODE`)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from placement.diagnostics.model import Severity
+
+if TYPE_CHECKING:
+    from placement.model.inventory import Inventory
+    from placement.model.policy import PlacementPolicy
+
+FAMILIES = {1: "syntax", 2: "schema", 3: "semantics", 4: "inventory", 5: "resilience",
+            6: "properties"}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What a rule found, before it is located in a file."""
+
+    pointer: str
+    message: str
+    hint: str = ""
+    at_key: bool = False  # point at the member's key rather than its value
+
+
+@dataclass(frozen=True, slots=True)
+class CheckContext:
+    inventory: Inventory | None = None
+    min_insync_replicas: int | None = None
+    ibp: tuple[int, int] | None = None
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity]
+
+    @classmethod
+    def doc(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def summary(cls) -> str:
+        return cls.doc().splitlines()[0] if cls.__doc__ else ""
+
+    @classmethod
+    def family(cls) -> str:
+        return FAMILIES[int(cls.code[3])]
+
+
+class PolicyRule(Rule):
+    """A rule that inspects one schema-valid policy."""
+
+    def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
+        raise NotImplementedError

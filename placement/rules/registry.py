@@ -1,0 +1,42 @@
+"""The explicit list of every rule. A code is never reused."""
+
+from __future__ import annotations
+
+from placement.rules import inventory, properties, resilience, schema, semantics, syntax
+from placement.rules.base import PolicyRule, Rule
+
+ALL_RULES: tuple[type[Rule], ...] = (
+    syntax.InvalidJson,
+    syntax.JsonComment,
+    syntax.TrailingComma,
+    syntax.TruncatedJson,
+    syntax.EmptyFile,
+    syntax.InvalidUtf8,
+    syntax.Utf8Bom,
+    syntax.DuplicateKey,
+    syntax.NestingTooDeep,
+    *schema.SCHEMA_RULES,
+    semantics.DuplicateRack,
+    semantics.RackInReplicasAndObservers,
+    semantics.PromotionPolicyInV1,
+    semantics.RackWhitespace,
+    inventory.UnknownRack,
+    inventory.InsufficientBrokers,
+    inventory.BrokerWithoutRack,
+    resilience.MinIsrUnreachable,
+    resilience.MinIsrNoHeadroom,
+    resilience.SingleRackSyncReplicas,
+    properties.UnknownPlacementProperty,
+)
+
+RULES: dict[str, type[Rule]] = {r.code: r for r in ALL_RULES}
+
+POLICY_RULES: tuple[PolicyRule, ...] = tuple(
+    r() for r in ALL_RULES if issubclass(r, PolicyRule))
+
+
+def lookup(code_or_name: str) -> type[Rule] | None:
+    key = code_or_name.strip()
+    if key.upper() in RULES:
+        return RULES[key.upper()]
+    return next((r for r in ALL_RULES if r.name == key.lower()), None)

@@ -1,0 +1,300 @@
+"""MRC2xx: the JSON is not shaped like a placement policy (SPEC §2).
+
+The shape is defined once, by the pydantic model; this module turns its errors into
+findings with a rule code, a pointer and a useful hint.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from placement.diagnostics.model import Severity
+from placement.io.positions import pointer
+from placement.model.policy import (
+    PlacementPolicy,
+    PromotionValue,
+    RackConstraint,
+    ReplicaConstraint,
+)
+from placement.rules.base import Finding, Rule
+from placement.rules.suggest import describe, did_you_mean
+
+POLICY_KEYS = list(PlacementPolicy.model_fields)
+ENTRY_KEYS = list(ReplicaConstraint.model_fields)
+CONSTRAINT_KEYS = list(RackConstraint.model_fields)
+PROMOTION_VALUES = list(PromotionValue.__args__)
+
+
+class TopLevelNotObject(Rule):
+    """The document is not a JSON object.
+
+    What it does: reports a top-level array, string, number, boolean or null.
+
+    Why: a placement policy is an object with `version`, `replicas` and optionally
+    `observers` and `observerPromotionPolicy`.
+
+    Example: `[{"count": 3, "constraints": {"rack": "us-west"}}]`
+
+    Fix: wrap the constraints: `{"version": 2, "replicas": [...]}`.
+    """
+
+    code = "MRC201"
+    name = "top-level-not-object"
+    severity = Severity.ERROR
+
+
+class InvalidVersion(Rule):
+    """`version` is missing, or is not the integer 1 or 2.
+
+    What it does: rejects a missing version, strings (`"2"`), numbers with a fraction
+    (`2.0`), booleans and any other integer.
+
+    Why: Confluent Server reads `version` as an integer and knows only 1 and 2;
+    version 2 is needed for automatic observer promotion.
+
+    Example: `{"version": "2", "replicas": [...]}`
+
+    Fix: write `"version": 2` (or `1` for the legacy behaviour).
+    """
+
+    code = "MRC202"
+    name = "invalid-version"
+    severity = Severity.ERROR
+
+
+class MissingField(Rule):
+    """A required member is missing.
+
+    What it does: reports `replicas` missing from the policy, or `count` or
+    `constraints` (or `rack`) missing from an entry, at the enclosing object.
+
+    Why: without them the broker cannot place a single replica.
+
+    Example: `{"version": 2, "observers": [...]}` (no `replicas`).
+
+    Fix: add the member.
+    """
+
+    code = "MRC203"
+    name = "missing-field"
+    severity = Severity.ERROR
+
+
+class UnknownField(Rule):
+    """An object has a member the placement format does not define.
+
+    What it does: reports the key and suggests the one probably meant (`observer` ->
+    `observers`, `observerPromotionpolicy` -> `observerPromotionPolicy`). In
+    `constraints`, only `rack` exists: `zone` or `region` are not supported.
+
+    Why: a misspelt key is silently ignored by lenient readers, so the policy you
+    meant (observers, promotion) never takes effect.
+
+    Example: `"observer": [{"count": 2, "constraints": {"rack": "us-east"}}]`
+
+    Fix: correct the key, or delete it.
+    """
+
+    code = "MRC204"
+    name = "unknown-field"
+    severity = Severity.ERROR
+
+
+class WrongType(Rule):
+    """A member has the wrong JSON type.
+
+    What it does: reports `replicas`/`observers` that are not arrays (`null`
+    included), entries or `constraints` that are not objects.
+
+    Why: `"observers": null` is not "no observers"; tools disagree on what it means.
+
+    Example: `"observers": null`
+
+    Fix: use an array (`[]` for none, or omit `observers`).
+    """
+
+    code = "MRC205"
+    name = "wrong-type"
+    severity = Severity.ERROR
+
+
+class InvalidCount(Rule):
+    """A `count` is not a positive 32-bit integer.
+
+    What it does: rejects 0, negatives, values above 2147483647, numbers with a
+    fraction (`3.0`), strings (`"3"`) and booleans.
+
+    Why: Confluent Server parses `count` as an int and needs at least one replica.
+
+    Example: `{"count": "3", "constraints": {"rack": "us-west"}}`
+
+    Fix: write a plain integer such as `3`; drop the entry instead of writing 0.
+    """
+
+    code = "MRC206"
+    name = "invalid-count"
+    severity = Severity.ERROR
+
+
+class InvalidRack(Rule):
+    """A `rack` is empty or not a string.
+
+    What it does: rejects `""`, numbers, `null` and other non-strings.
+
+    Why: the rack is matched against each broker's `broker.rack` string; an empty
+    rack matches no broker.
+
+    Example: `"constraints": {"rack": ""}`
+
+    Fix: write the rack name exactly as in `broker.rack`.
+    """
+
+    code = "MRC207"
+    name = "invalid-rack"
+    severity = Severity.ERROR
+
+
+class EmptyReplicas(Rule):
+    """`replicas` is an empty array.
+
+    What it does: reports `"replicas": []`.
+
+    Why: a partition needs at least one sync replica to have a leader.
+
+    Example: `{"version": 2, "replicas": [], "observers": [...]}`
+
+    Fix: add at least one entry to `replicas`.
+    """
+
+    code = "MRC208"
+    name = "empty-replicas"
+    severity = Severity.ERROR
+
+
+class InvalidPromotionPolicy(Rule):
+    """`observerPromotionPolicy` is not one of the three known values.
+
+    What it does: accepts `under-min-isr`, `under-replicated` and
+    `leader-is-observer`, and suggests the closest one for a near miss.
+
+    Why: an unknown value is rejected by the broker.
+
+    Example: `"observerPromotionPolicy": "under-min-isrs"`
+
+    Fix: use one of the three values, or omit the key (v2 then uses `under-min-isr`).
+    """
+
+    code = "MRC209"
+    name = "invalid-promotion-policy"
+    severity = Severity.ERROR
+
+
+def _rule_for(err: ErrorDetails) -> type[Rule]:
+    loc, kind = err["loc"], err["type"]
+    if not loc:
+        return TopLevelNotObject
+    last = loc[-1]
+    if loc == ("version",):
+        return InvalidVersion
+    if loc == ("observerPromotionPolicy",) and kind != "extra_forbidden":
+        return InvalidPromotionPolicy
+    if kind == "missing":
+        return MissingField
+    if kind == "extra_forbidden":
+        return UnknownField
+    if last == "count":
+        return InvalidCount
+    if last == "rack":
+        return InvalidRack
+    if loc == ("replicas",) and kind == "too_short":
+        return EmptyReplicas
+    return WrongType
+
+
+_EXPECTED = {"list_type": "an array", "model_type": "an object", "dict_type": "an object",
+             "model_attributes_type": "an object"}
+
+
+def _finding(err: ErrorDetails, rule: type[Rule]) -> Finding:
+    loc = err["loc"]
+    ptr = pointer(loc)
+    kind = err["type"]
+    value: Any = err.get("input")
+    field = str(loc[-1]) if loc else "the document"
+    hint = ""
+    at_key = False
+    if rule is TopLevelNotObject:
+        message = f"the placement policy must be a JSON object, found {describe(value)}"
+        hint = 'write {"version": 2, "replicas": [...]}'
+    elif kind == "missing":
+        where = "the policy" if len(loc) == 1 else f'the object at "{pointer(loc[:-1])}"'
+        message = f'required key "{field}" is missing from {where}'
+        hint = {"version": 'add "version": 2', "replicas": 'add "replicas": [{"count": 1, '
+                '"constraints": {"rack": "..."}}]'}.get(field, f'add "{field}"')
+    elif kind == "extra_forbidden":
+        at_key = True
+        parent = loc[:-1]
+        if not parent:
+            known, where = POLICY_KEYS, "the placement policy"
+        elif parent[-1] == "constraints":
+            known, where = CONSTRAINT_KEYS, '"constraints"'
+        else:
+            known, where = ENTRY_KEYS, f'the entry at "{pointer(parent)}"'
+        message = f'unknown key "{field}" in {where}'
+        hint = did_you_mean(field, known)
+        if not hint and parent and parent[-1] == "constraints":
+            hint = 'constraints support only "rack" (the broker.rack value)'
+        elif not hint:
+            hint = "allowed keys: " + ", ".join(f'"{k}"' for k in known)
+    elif rule is InvalidVersion:
+        message = f'"version" must be the integer 1 or 2, found {describe(value)}'
+        if isinstance(value, str | float) and str(value).rstrip("0").rstrip(".") in ("1", "2"):
+            hint = f'write "version": {str(value).rstrip("0").rstrip(".")} (no quotes, no fraction)'
+        else:
+            hint = 'use "version": 2 (automatic observer promotion) or 1 (legacy)'
+    elif rule is InvalidPromotionPolicy:
+        message = (f'"observerPromotionPolicy" must be one of '
+                   f'{", ".join(PROMOTION_VALUES)}; found {describe(value)}')
+        hint = did_you_mean(str(value), PROMOTION_VALUES) if isinstance(value, str) else ""
+        hint = hint or "omit the key to get the version 2 default, under-min-isr"
+    elif rule is InvalidCount:
+        message = f'"count" must be an integer from 1 to 2147483647, found {describe(value)}'
+        if isinstance(value, str) and value.strip().isdigit():
+            hint = f"remove the quotes: {value.strip()}"
+        elif isinstance(value, float) and value.is_integer():
+            hint = f"write {int(value)}, without the fraction"
+        elif isinstance(value, int) and not isinstance(value, bool) and value < 1:
+            hint = "remove the entry instead of giving it no replicas"
+    elif rule is InvalidRack:
+        message = f'"rack" must be a non-empty string, found {describe(value)}'
+        hint = "write the rack exactly as the brokers' broker.rack"
+    elif rule is EmptyReplicas:
+        message = '"replicas" must list at least one rack'
+        hint = "a partition needs at least one sync replica"
+    else:
+        expected = _EXPECTED.get(kind, "another type")
+        message = f'"{field}" must be {expected}, found {describe(value)}'
+        if value is None and field == "observers":
+            hint = 'use "observers": [] or omit the key'
+    return Finding(ptr, message, hint, at_key)
+
+
+def check_schema(value: Any) -> tuple[PlacementPolicy | None, list[tuple[type[Rule], Finding]]]:
+    """Validate ``value`` against the policy model; return the model or the findings."""
+    try:
+        return PlacementPolicy.model_validate(value), []
+    except ValidationError as exc:
+        out = []
+        for err in exc.errors():
+            rule = _rule_for(err)
+            out.append((rule, _finding(err, rule)))
+        return None, out
+
+
+SCHEMA_RULES: list[type[Rule]] = [
+    TopLevelNotObject, InvalidVersion, MissingField, UnknownField, WrongType, InvalidCount,
+    InvalidRack, EmptyReplicas, InvalidPromotionPolicy,
+]

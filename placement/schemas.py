@@ -1,0 +1,28 @@
+"""JSON Schemas generated from the pydantic models (checked into schemas/)."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel
+
+from placement.diagnostics.model import ValidationReport
+from placement.model.inventory import Inventory
+from placement.model.policy import PlacementPolicy
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+SCHEMAS: dict[str, type[BaseModel]] = {
+    "placement": PlacementPolicy,
+    "inventory": Inventory,
+    "diagnostics": ValidationReport,
+}
+
+
+def render_schema(name: str) -> str:
+    """The schema for ``name`` as deterministic, indented JSON."""
+    schema = {"$schema": DRAFT, **SCHEMAS[name].model_json_schema(mode="validation")}
+    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def schema_filename(name: str) -> str:
+    return f"{name}.schema.json"

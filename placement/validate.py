@@ -1,0 +1,196 @@
+"""`validate`: run every rule over placement files and return the findings (never prints)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from placement.diagnostics.model import Diagnostic
+from placement.errors import InputError, UsageError
+from placement.io.inventory import LoadedInventory
+from placement.io.jsonsrc import EncodingError, JsonSyntaxError, ParsedJson, decode_utf8, parse_json
+from placement.io.positions import LineIndex, Position
+from placement.io.properties import parse_properties
+from placement.model.policy import PlacementPolicy
+from placement.rules import syntax
+from placement.rules.base import CheckContext, Finding, Rule
+from placement.rules.inventory import BrokerWithoutRack
+from placement.rules.properties import (
+    BROKER_PLACEMENT_KEYS,
+    PLACEMENT_KEY,
+    UnknownPlacementProperty,
+)
+from placement.rules.registry import POLICY_RULES
+from placement.rules.schema import check_schema
+from placement.rules.suggest import did_you_mean
+
+_IBP = re.compile(r"^\s*(\d+)\.(\d+)(?:\.\d+)?(?:-IV\d+)?\s*$")
+
+
+def parse_ibp(text: str) -> tuple[int, int]:
+    """`inter.broker.protocol.version` such as 3.2, 3.3-IV3 or 2.8.1 -> (major, minor)."""
+    m = _IBP.match(text)
+    if m is None:
+        raise UsageError(f"--ibp: cannot read {text!r} as an inter.broker.protocol.version",
+                         "write it as MAJOR.MINOR, e.g. --ibp 3.2 or --ibp 3.3-IV3")
+    return int(m.group(1)), int(m.group(2))
+
+
+@dataclass(frozen=True)
+class ValidateOptions:
+    inventory: LoadedInventory | None = None
+    min_insync_replicas: int | None = None
+    ibp: tuple[int, int] | None = None
+
+    def context(self) -> CheckContext:
+        return CheckContext(self.inventory.inventory if self.inventory else None,
+                            self.min_insync_replicas, self.ibp)
+
+
+def _diag(rule: type[Rule], file: str, pos: Position, message: str, hint: str = "",
+          pointer: str = "", context: str | None = None) -> Diagnostic:
+    return Diagnostic(code=rule.code, name=rule.name, severity=rule.severity, message=message,
+                      file=file, pointer=pointer, line=pos.line, column=pos.column, hint=hint,
+                      context=context)
+
+
+@dataclass(frozen=True)
+class CheckedPolicy:
+    """A policy's findings, and the policy itself when it is schema-valid."""
+
+    diagnostics: list[Diagnostic]
+    policy: PlacementPolicy | None
+    document: ParsedJson | None
+
+
+def check_policy_text(text: str, file: str, ctx: CheckContext, *, index: LineIndex | None = None,
+                      context: str | None = None) -> CheckedPolicy:
+    """Check one policy held in ``text``; positions come from ``index`` (default: ``text``)."""
+    index = index or LineIndex(text)
+    try:
+        doc = parse_json(text, index)
+    except JsonSyntaxError as exc:
+        rule = syntax.SYNTAX_RULES[exc.kind]
+        return CheckedPolicy([_diag(rule, file, index.position(exc.offset), exc.message, exc.hint,
+                                    context=context)], None, None)
+    out = [
+        _diag(syntax.DuplicateKey, file, doc.position(d.offset),
+              f'duplicate key "{d.key}" (first at line {doc.position(d.first_offset).line}, '
+              f"column {doc.position(d.first_offset).column}); parsers disagree on which wins",
+              "delete one of the two members", d.pointer, context)
+        for d in doc.duplicates
+    ]
+
+    def locate(rule: type[Rule], f: Finding) -> Diagnostic:
+        return _diag(rule, file, doc.locate(f.pointer, key=f.at_key), f.message, f.hint,
+                     f.pointer, context)
+
+    policy, findings = check_schema(doc.value)
+    out.extend(locate(rule, f) for rule, f in findings)
+    if policy is not None:
+        for rule in POLICY_RULES:
+            out.extend(locate(type(rule), f) for f in rule.check(policy, ctx))
+    return CheckedPolicy(out, policy, doc)
+
+
+def _decode(data: bytes, file: str) -> tuple[str | None, list[Diagnostic]]:
+    try:
+        text, bom = decode_utf8(data)
+    except EncodingError as exc:
+        return None, [_diag(syntax.InvalidUtf8, file, exc.position, exc.message, exc.hint)]
+    if bom:
+        return text, [_diag(syntax.Utf8Bom, file, Position(1, 1),
+                            "file starts with a UTF-8 byte order mark", "save it without a BOM")]
+    return text, []
+
+
+def validate_json_bytes(data: bytes, file: str, ctx: CheckContext) -> list[Diagnostic]:
+    text, out = _decode(data, file)
+    if text is not None:
+        out.extend(check_policy_text(text, file, ctx).diagnostics)
+    return out
+
+
+def validate_properties_bytes(data: bytes, file: str, ctx: CheckContext) -> list[Diagnostic]:
+    """Check every `confluent.*placement.constraints` value of a properties file."""
+    text, out = _decode(data, file)
+    if text is None:
+        return out
+    physical = LineIndex(text)
+    for prop in parse_properties(text):
+        if not PLACEMENT_KEY.match(prop.key):
+            continue
+        if prop.key not in BROKER_PLACEMENT_KEYS:
+            if prop.key == "confluent.placement.constraints":
+                hint = ("this is the topic-level config; the broker default is "
+                        "confluent.log.placement.constraints")
+            else:
+                hint = did_you_mean(prop.key, BROKER_PLACEMENT_KEYS) or (
+                    "brokers read: " + ", ".join(BROKER_PLACEMENT_KEYS))
+            out.append(_diag(UnknownPlacementProperty, file, Position(prop.line, prop.column),
+                             f'brokers do not read the property "{prop.key}"', hint,
+                             context=prop.key))
+        if not prop.value.strip():
+            continue  # an empty value means "no default placement"
+        index = LineIndex(prop.value, physical, prop.value_offsets)
+        out.extend(check_policy_text(prop.value, file, ctx, index=index,
+                                     context=prop.key).diagnostics)
+    return out
+
+
+def inventory_diagnostics(loaded: LoadedInventory) -> list[Diagnostic]:
+    """Findings about the inventory itself: brokers without a rack (MRC403)."""
+    out = []
+    for broker in loaded.inventory.brokers:
+        if broker.rack is None:
+            o = loaded.origins.get(broker.id)
+            file, pos, ptr = ((o.file, Position(o.line, o.column), o.pointer) if o
+                              else (loaded.path, Position(1, 1), ""))
+            out.append(_diag(BrokerWithoutRack, file, pos,
+                             f"broker {broker.id} has no broker.rack",
+                             "set broker.rack on this broker; no placement policy can use it "
+                             "until then", ptr))
+    return out
+
+
+def discover(paths: Sequence[str | Path]) -> list[Path]:
+    """Expand directories into their `*.json` / `*.properties` files (hidden dirs skipped)."""
+    found: dict[str, Path] = {}
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            for child in sorted(p.rglob("*")):
+                rel = child.relative_to(p).parts
+                if (child.is_file() and child.suffix.lower() in (".json", ".properties")
+                        and not any(part.startswith(".") for part in rel)):
+                    found.setdefault(str(child), child)
+        elif p.exists():
+            found.setdefault(str(p), p)
+        else:
+            raise UsageError(f"{p}: no such file or directory")
+    if not found:
+        raise UsageError("no placement files (*.json, *.properties) found in "
+                         + ", ".join(str(p) for p in paths),
+                         "pass placement files, server.properties files, or directories holding them")
+    return list(found.values())
+
+
+def validate_paths(paths: Iterable[str | Path], options: ValidateOptions) -> dict[str, list[Diagnostic]]:
+    """Findings per file for every file under ``paths`` (and the inventory, if given)."""
+    ctx = options.context()
+    out: dict[str, list[Diagnostic]] = {}
+    for path in discover(list(paths)):
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InputError(str(path), f"cannot read: {exc.strerror}") from None
+        if path.suffix.lower() == ".properties":
+            out[str(path)] = validate_properties_bytes(data, str(path), ctx)
+        else:
+            out[str(path)] = validate_json_bytes(data, str(path), ctx)
+    if options.inventory is not None:
+        for d in inventory_diagnostics(options.inventory):
+            out.setdefault(d.file, []).append(d)
+    return out
