@@ -28,8 +28,10 @@ EXIT_CODES: list[tuple[type[MrcPlanError], int]] = [
 P = ParamSpec("P")
 R = TypeVar("R")
 
-BUG_MESSAGE = ("internal error: this is a bug in mrc-plan. Please report it with the command "
-               "you ran and the output of the same command with MRC_PLAN_DEBUG=1.")
+BUG_MESSAGE = (
+    "internal error: this is a bug in mrc-plan. Please report it with the command "
+    "you ran and the output of the same command with MRC_PLAN_DEBUG=1."
+)
 
 
 def exit_code_for(exc: MrcPlanError) -> int:

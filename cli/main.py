@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from mrc_plan_cli.errors import EXIT_FINDINGS, EXIT_OK, handle_errors
+from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
 
 app = typer.Typer(
     name="mrc-plan",
@@ -41,8 +41,12 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
 ) -> None:
     """Validate, plan and score replica placement for Confluent Multi-Region Clusters.
 
@@ -58,37 +62,57 @@ def _color() -> bool:
 @app.command()
 @handle_errors
 def validate(
-    paths: Annotated[list[Path], typer.Argument(
-        help="Placement .json files, server.properties files, or directories to search.",
-        show_default=False)],
-    inventory: Annotated[Path | None, typer.Option(
-        help="Broker inventory (JSON, CSV, or a directory of server.properties): checks racks "
-             "exist and have enough brokers.")] = None,
-    min_insync_replicas: Annotated[int | None, typer.Option(
-        min=1, help="The topic's min.insync.replicas: enables the resilience checks.")] = None,
-    ibp: Annotated[str | None, typer.Option(
-        help="The cluster's inter.broker.protocol.version (below 3.3, a rack may not hold both "
-             "replicas and observers). Default: newest behaviour.")] = None,
-    fmt: Annotated[Format, typer.Option(
-        "--format", help="auto = github under GitHub Actions, else text.")] = Format.AUTO,
-    output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="Write the report to this file (atomically) instead of stdout.")
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Placement .json files, server.properties files, or directories to search.",
+            show_default=False,
+        ),
+    ],
+    inventory: Annotated[
+        Path | None,
+        typer.Option(
+            help="Broker inventory (JSON, CSV, or a directory of server.properties): checks racks "
+            "exist and have enough brokers."
+        ),
+    ] = None,
+    min_insync_replicas: Annotated[
+        int | None,
+        typer.Option(min=1, help="The topic's min.insync.replicas: enables the resilience checks."),
+    ] = None,
+    ibp: Annotated[
+        str | None,
+        typer.Option(
+            help="The cluster's inter.broker.protocol.version (below 3.3, a rack may not hold both "
+            "replicas and observers). Default: newest behaviour."
+        ),
+    ] = None,
+    fmt: Annotated[
+        Format, typer.Option("--format", help="auto = github under GitHub Actions, else text.")
+    ] = Format.AUTO,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Write the report to this file (atomically) instead of stdout."
+        ),
     ] = None,
     strict: Annotated[bool, typer.Option(help="Warnings fail too.")] = False,
-    exit_zero: Annotated[bool, typer.Option(
-        help="Exit 0 even when there are findings (reports still show them).")] = False,
+    exit_zero: Annotated[
+        bool, typer.Option(help="Exit 0 even when there are findings (reports still show them).")
+    ] = False,
 ) -> None:
     """Check placement policies offline: syntax, schema, semantics, inventory, resilience.
 
     Exits 1 when any file has an error (or a warning with --strict), 0 otherwise.
     """
-    from mrc_plan_cli.render import render_text
     from placement import __version__
-    from placement.diagnostics.model import build_report
-    from placement.diagnostics.reporters import REPORTERS
+    from placement.diagnostics.model import ValidationReport, build_report
+    from placement.diagnostics.reporters import REPORTERS, Reporter
     from placement.io.atomic import write_atomic
     from placement.io.inventory import load_inventory
     from placement.validate import ValidateOptions, parse_ibp, validate_paths
+
+    from .render import render_text
 
     options = ValidateOptions(
         inventory=load_inventory(inventory) if inventory is not None else None,
@@ -99,7 +123,12 @@ def validate(
     report = build_report(findings, strict=strict, tool_version=__version__)
     if fmt is Format.AUTO:
         fmt = Format.GITHUB if os.environ.get("GITHUB_ACTIONS") == "true" else Format.TEXT
-    reporters = {**REPORTERS, "text": lambda r: render_text(r, color=_color() and not output)}
+    color = _color() and output is None
+
+    def text(r: ValidationReport) -> str:
+        return render_text(r, color=color)
+
+    reporters: dict[str, Reporter] = {**REPORTERS, "text": text}
     rendered = reporters[fmt.value](report)
     if output is not None:
         write_atomic(output, rendered)
@@ -111,8 +140,9 @@ def validate(
 @app.command()
 @handle_errors
 def rules(
-    code: Annotated[str | None, typer.Argument(
-        help="A rule code (MRC102) or name (json-comment) to explain.")] = None,
+    code: Annotated[
+        str | None, typer.Argument(help="A rule code (MRC102) or name (json-comment) to explain.")
+    ] = None,
 ) -> None:
     """List every rule, or print one rule's documentation."""
     from rich.console import Console
@@ -122,7 +152,8 @@ def rules(
     from placement.rules.registry import ALL_RULES, RULES, lookup
     from placement.rules.suggest import did_you_mean
 
-    console = Console(highlight=False, soft_wrap=True)
+    # a pipe gets full rows (grep-able), a terminal gets its own width
+    console = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
     if code is None:
         table = Table("code", "name", "severity", "family", "summary", box=None)
         for r in ALL_RULES:
@@ -132,10 +163,12 @@ def rules(
     rule = lookup(code)
     if rule is None:
         names = [*RULES, *(r.name for r in ALL_RULES)]
-        raise UsageError(f"no rule {code!r}", did_you_mean(code, names) or
-                         "run `mrc-plan rules` to list them")
-    console.print(f"[bold]{rule.code} {rule.name}[/] ({rule.severity.value}, {rule.family()})\n",
-                  markup=True)
+        raise UsageError(
+            f"no rule {code!r}", did_you_mean(code, names) or "run `mrc-plan rules` to list them"
+        )
+    console.print(
+        f"[bold]{rule.code} {rule.name}[/] ({rule.severity.value}, {rule.family()})\n", markup=True
+    )
     console.print(rule.doc(), markup=False)
 
 
@@ -149,8 +182,10 @@ class SchemaName(StrEnum):
 @handle_errors
 def schema(
     name: Annotated[SchemaName | None, typer.Argument(help="Which schema to print.")] = None,
-    write: Annotated[Path | None, typer.Option(
-        help="Write every schema into this directory instead of printing one.")] = None,
+    write: Annotated[
+        Path | None,
+        typer.Option(help="Write every schema into this directory instead of printing one."),
+    ] = None,
 ) -> None:
     """Print the JSON Schema of a placement policy, an inventory or the validate report."""
     from placement.errors import UsageError

@@ -39,9 +39,16 @@ def _excerpt(d: Diagnostic) -> list[str]:
 
 def render_text(report: ValidationReport, *, color: bool = False) -> str:
     buf = io.StringIO()
-    console = Console(file=buf, highlight=False, soft_wrap=True, emoji=False, width=120,
-                      force_terminal=color, no_color=not color,
-                      color_system="standard" if color else None)
+    console = Console(
+        file=buf,
+        highlight=False,
+        soft_wrap=True,
+        emoji=False,
+        width=120,
+        force_terminal=color,
+        no_color=not color,
+        color_system="standard" if color else None,
+    )
     for f in report.files:
         if not f.diagnostics:
             console.print(f"[green]PASS[/] {escape(f.path)}")
@@ -52,7 +59,8 @@ def render_text(report: ValidationReport, *, color: bool = False) -> str:
             where = f" (in {escape(d.context)})" if d.context else ""
             console.print(
                 f"  {escape(d.file)}:{d.line}:{d.column}: [{STYLE[d.severity]}]{d.severity.value}"
-                f"[/] {d.code} [dim]\\[{d.name}][/] {escape(d.message)}{where}")
+                f"[/] {d.code} [dim]\\[{d.name}][/] {escape(d.message)}{where}"
+            )
             for line in _excerpt(d):
                 console.print(f"  [dim]{escape(line)}[/]")
             if d.hint:
@@ -63,5 +71,6 @@ def render_text(report: ValidationReport, *, color: bool = False) -> str:
         f"\n{s.files} file{'s' * (s.files != 1)} checked, {s.files - s.invalid_files} passed, "
         f"{s.invalid_files} failed ({s.errors} error{'s' * (s.errors != 1)}, "
         f"{s.warnings} warning{'s' * (s.warnings != 1)}{', strict' if report.strict else ''}): "
-        f"{verdict}")
+        f"{verdict}"
+    )
     return buf.getvalue()

@@ -19,8 +19,15 @@ class UsageError(MrcPlanError):
 class InputError(MrcPlanError):
     """An input file cannot be read or does not have the required shape."""
 
-    def __init__(self, path: str, message: str, hint: str = "", *,
-                 line: int | None = None, column: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        message: str,
+        hint: str = "",
+        *,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
         where = path if line is None else f"{path}:{line}:{column or 1}"
         super().__init__(f"{where}: {message}", hint)
         self.path = path

@@ -33,8 +33,10 @@ def parse_ibp(text: str) -> tuple[int, int]:
     """`inter.broker.protocol.version` such as 3.2, 3.3-IV3 or 2.8.1 -> (major, minor)."""
     m = _IBP.match(text)
     if m is None:
-        raise UsageError(f"--ibp: cannot read {text!r} as an inter.broker.protocol.version",
-                         "write it as MAJOR.MINOR, e.g. --ibp 3.2 or --ibp 3.3-IV3")
+        raise UsageError(
+            f"--ibp: cannot read {text!r} as an inter.broker.protocol.version",
+            "write it as MAJOR.MINOR, e.g. --ibp 3.2 or --ibp 3.3-IV3",
+        )
     return int(m.group(1)), int(m.group(2))
 
 
@@ -45,15 +47,32 @@ class ValidateOptions:
     ibp: tuple[int, int] | None = None
 
     def context(self) -> CheckContext:
-        return CheckContext(self.inventory.inventory if self.inventory else None,
-                            self.min_insync_replicas, self.ibp)
+        return CheckContext(
+            self.inventory.inventory if self.inventory else None, self.min_insync_replicas, self.ibp
+        )
 
 
-def _diag(rule: type[Rule], file: str, pos: Position, message: str, hint: str = "",
-          pointer: str = "", context: str | None = None) -> Diagnostic:
-    return Diagnostic(code=rule.code, name=rule.name, severity=rule.severity, message=message,
-                      file=file, pointer=pointer, line=pos.line, column=pos.column, hint=hint,
-                      context=context)
+def _diag(
+    rule: type[Rule],
+    file: str,
+    pos: Position,
+    message: str,
+    hint: str = "",
+    pointer: str = "",
+    context: str | None = None,
+) -> Diagnostic:
+    return Diagnostic(
+        code=rule.code,
+        name=rule.name,
+        severity=rule.severity,
+        message=message,
+        file=file,
+        pointer=pointer,
+        line=pos.line,
+        column=pos.column,
+        hint=hint,
+        context=context,
+    )
 
 
 @dataclass(frozen=True)
@@ -65,33 +84,49 @@ class CheckedPolicy:
     document: ParsedJson | None
 
 
-def check_policy_text(text: str, file: str, ctx: CheckContext, *, index: LineIndex | None = None,
-                      context: str | None = None) -> CheckedPolicy:
+def check_policy_text(
+    text: str,
+    file: str,
+    ctx: CheckContext,
+    *,
+    index: LineIndex | None = None,
+    context: str | None = None,
+) -> CheckedPolicy:
     """Check one policy held in ``text``; positions come from ``index`` (default: ``text``)."""
     index = index or LineIndex(text)
     try:
         doc = parse_json(text, index)
     except JsonSyntaxError as exc:
         rule = syntax.SYNTAX_RULES[exc.kind]
-        return CheckedPolicy([_diag(rule, file, index.position(exc.offset), exc.message, exc.hint,
-                                    context=context)], None, None)
+        return CheckedPolicy(
+            [_diag(rule, file, index.position(exc.offset), exc.message, exc.hint, context=context)],
+            None,
+            None,
+        )
     out = [
-        _diag(syntax.DuplicateKey, file, doc.position(d.offset),
-              f'duplicate key "{d.key}" (first at line {doc.position(d.first_offset).line}, '
-              f"column {doc.position(d.first_offset).column}); parsers disagree on which wins",
-              "delete one of the two members", d.pointer, context)
+        _diag(
+            syntax.DuplicateKey,
+            file,
+            doc.position(d.offset),
+            f'duplicate key "{d.key}" (first at line {doc.position(d.first_offset).line}, '
+            f"column {doc.position(d.first_offset).column}); parsers disagree on which wins",
+            "delete one of the two members",
+            d.pointer,
+            context,
+        )
         for d in doc.duplicates
     ]
 
     def locate(rule: type[Rule], f: Finding) -> Diagnostic:
-        return _diag(rule, file, doc.locate(f.pointer, key=f.at_key), f.message, f.hint,
-                     f.pointer, context)
+        return _diag(
+            rule, file, doc.locate(f.pointer, key=f.at_key), f.message, f.hint, f.pointer, context
+        )
 
     policy, findings = check_schema(doc.value)
     out.extend(locate(rule, f) for rule, f in findings)
     if policy is not None:
-        for rule in POLICY_RULES:
-            out.extend(locate(type(rule), f) for f in rule.check(policy, ctx))
+        for policy_rule in POLICY_RULES:
+            out.extend(locate(type(policy_rule), f) for f in policy_rule.check(policy, ctx))
     return CheckedPolicy(out, policy, doc)
 
 
@@ -101,8 +136,15 @@ def _decode(data: bytes, file: str) -> tuple[str | None, list[Diagnostic]]:
     except EncodingError as exc:
         return None, [_diag(syntax.InvalidUtf8, file, exc.position, exc.message, exc.hint)]
     if bom:
-        return text, [_diag(syntax.Utf8Bom, file, Position(1, 1),
-                            "file starts with a UTF-8 byte order mark", "save it without a BOM")]
+        return text, [
+            _diag(
+                syntax.Utf8Bom,
+                file,
+                Position(1, 1),
+                "file starts with a UTF-8 byte order mark",
+                "save it without a BOM",
+            )
+        ]
     return text, []
 
 
@@ -124,19 +166,30 @@ def validate_properties_bytes(data: bytes, file: str, ctx: CheckContext) -> list
             continue
         if prop.key not in BROKER_PLACEMENT_KEYS:
             if prop.key == "confluent.placement.constraints":
-                hint = ("this is the topic-level config; the broker default is "
-                        "confluent.log.placement.constraints")
+                hint = (
+                    "this is the topic-level config; the broker default is "
+                    "confluent.log.placement.constraints"
+                )
             else:
                 hint = did_you_mean(prop.key, BROKER_PLACEMENT_KEYS) or (
-                    "brokers read: " + ", ".join(BROKER_PLACEMENT_KEYS))
-            out.append(_diag(UnknownPlacementProperty, file, Position(prop.line, prop.column),
-                             f'brokers do not read the property "{prop.key}"', hint,
-                             context=prop.key))
+                    "brokers read: " + ", ".join(BROKER_PLACEMENT_KEYS)
+                )
+            out.append(
+                _diag(
+                    UnknownPlacementProperty,
+                    file,
+                    Position(prop.line, prop.column),
+                    f'brokers do not read the property "{prop.key}"',
+                    hint,
+                    context=prop.key,
+                )
+            )
         if not prop.value.strip():
             continue  # an empty value means "no default placement"
         index = LineIndex(prop.value, physical, prop.value_offsets)
-        out.extend(check_policy_text(prop.value, file, ctx, index=index,
-                                     context=prop.key).diagnostics)
+        out.extend(
+            check_policy_text(prop.value, file, ctx, index=index, context=prop.key).diagnostics
+        )
     return out
 
 
@@ -146,12 +199,21 @@ def inventory_diagnostics(loaded: LoadedInventory) -> list[Diagnostic]:
     for broker in loaded.inventory.brokers:
         if broker.rack is None:
             o = loaded.origins.get(broker.id)
-            file, pos, ptr = ((o.file, Position(o.line, o.column), o.pointer) if o
-                              else (loaded.path, Position(1, 1), ""))
-            out.append(_diag(BrokerWithoutRack, file, pos,
-                             f"broker {broker.id} has no broker.rack",
-                             "set broker.rack on this broker; no placement policy can use it "
-                             "until then", ptr))
+            file, pos, ptr = (
+                (o.file, Position(o.line, o.column), o.pointer)
+                if o
+                else (loaded.path, Position(1, 1), "")
+            )
+            out.append(
+                _diag(
+                    BrokerWithoutRack,
+                    file,
+                    pos,
+                    f"broker {broker.id} has no broker.rack",
+                    "set broker.rack on this broker; no placement policy can use it until then",
+                    ptr,
+                )
+            )
     return out
 
 
@@ -163,21 +225,28 @@ def discover(paths: Sequence[str | Path]) -> list[Path]:
         if p.is_dir():
             for child in sorted(p.rglob("*")):
                 rel = child.relative_to(p).parts
-                if (child.is_file() and child.suffix.lower() in (".json", ".properties")
-                        and not any(part.startswith(".") for part in rel)):
+                if (
+                    child.is_file()
+                    and child.suffix.lower() in (".json", ".properties")
+                    and not any(part.startswith(".") for part in rel)
+                ):
                     found.setdefault(str(child), child)
         elif p.exists():
             found.setdefault(str(p), p)
         else:
             raise UsageError(f"{p}: no such file or directory")
     if not found:
-        raise UsageError("no placement files (*.json, *.properties) found in "
-                         + ", ".join(str(p) for p in paths),
-                         "pass placement files, server.properties files, or directories holding them")
+        raise UsageError(
+            "no placement files (*.json, *.properties) found in "
+            + ", ".join(str(p) for p in paths),
+            "pass placement files, server.properties files, or directories holding them",
+        )
     return list(found.values())
 
 
-def validate_paths(paths: Iterable[str | Path], options: ValidateOptions) -> dict[str, list[Diagnostic]]:
+def validate_paths(
+    paths: Iterable[str | Path], options: ValidateOptions
+) -> dict[str, list[Diagnostic]]:
     """Findings per file for every file under ``paths`` (and the inventory, if given)."""
     ctx = options.context()
     out: dict[str, list[Diagnostic]] = {}

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-REPORT_VERSION = 1
+REPORT_VERSION: Literal[1] = 1
 
 
 class Severity(StrEnum):
@@ -30,7 +30,8 @@ class Diagnostic(BaseModel):
     column: Annotated[int, Field(ge=1)]
     hint: str = ""
     context: str | None = Field(
-        default=None, description="where the policy sits inside the file, e.g. a properties key")
+        default=None, description="where the policy sits inside the file, e.g. a properties key"
+    )
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.file, self.line, self.column, self.code, self.message)
@@ -57,8 +58,10 @@ class ValidationReport(BaseModel):
     """What `mrc-plan validate --format json` prints."""
 
     model_config = ConfigDict(
-        frozen=True, title="mrc-plan validate report",
-        json_schema_extra={"$id": "https://mrc-plan.dev/schemas/diagnostics.schema.json"})
+        frozen=True,
+        title="mrc-plan validate report",
+        json_schema_extra={"$id": "https://mrc-plan.dev/schemas/diagnostics.schema.json"},
+    )
 
     version: Literal[1] = REPORT_VERSION
     tool: str = "mrc-plan"
@@ -72,8 +75,9 @@ class ValidationReport(BaseModel):
         return self.summary.invalid_files > 0
 
 
-def build_report(diagnostics_by_file: dict[str, list[Diagnostic]], *, strict: bool,
-                 tool_version: str) -> ValidationReport:
+def build_report(
+    diagnostics_by_file: dict[str, list[Diagnostic]], *, strict: bool, tool_version: str
+) -> ValidationReport:
     """Group findings per file; a file is invalid on an error, or on a warning when strict."""
     files = []
     errors = warnings = invalid = 0
@@ -87,5 +91,8 @@ def build_report(diagnostics_by_file: dict[str, list[Diagnostic]], *, strict: bo
         invalid += not valid
         files.append(FileReport(path=path, valid=valid, diagnostics=diags))
     return ValidationReport(
-        tool_version=tool_version, strict=strict, files=files,
-        summary=Summary(files=len(files), invalid_files=invalid, errors=errors, warnings=warnings))
+        tool_version=tool_version,
+        strict=strict,
+        files=files,
+        summary=Summary(files=len(files), invalid_files=invalid, errors=errors, warnings=warnings),
+    )

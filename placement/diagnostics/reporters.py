@@ -36,13 +36,20 @@ def render_github(report: ValidationReport) -> str:
         for d in f.diagnostics:
             level = "error" if d.severity is Severity.ERROR or report.strict else "warning"
             message = d.message + (f"\n{d.hint}" if d.hint else "")
-            props = ",".join([
-                f"file={_gh_escape(d.file, prop=True)}", f"line={d.line}", f"col={d.column}",
-                f"title={_gh_escape(f'{d.code} {d.name}', prop=True)}"])
+            props = ",".join(
+                [
+                    f"file={_gh_escape(d.file, prop=True)}",
+                    f"line={d.line}",
+                    f"col={d.column}",
+                    f"title={_gh_escape(f'{d.code} {d.name}', prop=True)}",
+                ]
+            )
             lines.append(f"::{level} {props}::{_gh_escape(message)}")
     s = report.summary
-    lines.append(f"mrc-plan: {s.files} files checked, {s.invalid_files} invalid, "
-                 f"{s.errors} errors, {s.warnings} warnings")
+    lines.append(
+        f"mrc-plan: {s.files} files checked, {s.invalid_files} invalid, "
+        f"{s.errors} errors, {s.warnings} warnings"
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -53,15 +60,18 @@ def _uri(path: str) -> str:
 def render_sarif(report: ValidationReport) -> str:
     """SARIF 2.1.0 with every rule of the registry in the tool's driver."""
     index = {r.code: i for i, r in enumerate(ALL_RULES)}
-    rules = [{
-        "id": r.code,
-        "name": r.name,
-        "shortDescription": {"text": r.summary()},
-        "fullDescription": {"text": r.doc()},
-        "help": {"text": r.doc(), "markdown": r.doc()},
-        "defaultConfiguration": {"level": r.severity.value},
-        "properties": {"family": r.family()},
-    } for r in ALL_RULES]
+    rules = [
+        {
+            "id": r.code,
+            "name": r.name,
+            "shortDescription": {"text": r.summary()},
+            "fullDescription": {"text": r.doc()},
+            "help": {"text": r.doc(), "markdown": r.doc()},
+            "defaultConfiguration": {"level": r.severity.value},
+            "properties": {"family": r.family()},
+        }
+        for r in ALL_RULES
+    ]
 
     def result(d: Diagnostic) -> dict[str, object]:
         text = d.message + (f" ({d.hint})" if d.hint else "")
@@ -70,21 +80,34 @@ def render_sarif(report: ValidationReport) -> str:
             "ruleIndex": index[d.code],
             "level": "error" if d.severity is Severity.ERROR or report.strict else "warning",
             "message": {"text": text},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": _uri(d.file)},
-                "region": {"startLine": d.line, "startColumn": d.column},
-            }, **({"logicalLocations": [{"fullyQualifiedName": d.pointer or "/"}]})}],
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(d.file)},
+                        "region": {"startLine": d.line, "startColumn": d.column},
+                    },
+                    **({"logicalLocations": [{"fullyQualifiedName": d.pointer or "/"}]}),
+                }
+            ],
         }
 
     doc = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "mrc-plan", "version": report.tool_version,
-                                "informationUri": INFO_URI, "rules": rules}},
-            "artifacts": [{"location": {"uri": _uri(f.path)}} for f in report.files],
-            "results": [result(d) for f in report.files for d in f.diagnostics],
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "mrc-plan",
+                        "version": report.tool_version,
+                        "informationUri": INFO_URI,
+                        "rules": rules,
+                    }
+                },
+                "artifacts": [{"location": {"uri": _uri(f.path)}} for f in report.files],
+                "results": [result(d) for f in report.files for d in f.diagnostics],
+            }
+        ],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
@@ -92,22 +115,35 @@ def render_sarif(report: ValidationReport) -> str:
 def render_junit(report: ValidationReport) -> str:
     """JUnit XML: one testcase per file, a failure per invalid file."""
     s = report.summary
-    suites = ET.Element("testsuites", name="mrc-plan", tests=str(s.files),
-                        failures=str(s.invalid_files), errors="0")
-    suite = ET.SubElement(suites, "testsuite", name="mrc-plan validate", tests=str(s.files),
-                          failures=str(s.invalid_files), errors="0", skipped="0")
+    suites = ET.Element(
+        "testsuites", name="mrc-plan", tests=str(s.files), failures=str(s.invalid_files), errors="0"
+    )
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        name="mrc-plan validate",
+        tests=str(s.files),
+        failures=str(s.invalid_files),
+        errors="0",
+        skipped="0",
+    )
     for f in report.files:
         case = ET.SubElement(suite, "testcase", classname="mrc-plan.validate", name=f.path)
         body = "\n".join(
             f"{d.file}:{d.line}:{d.column}: {d.severity.value} {d.code} [{d.name}] {d.message}"
-            + (f"\n  hint: {d.hint}" if d.hint else "") for d in f.diagnostics)
+            + (f"\n  hint: {d.hint}" if d.hint else "")
+            for d in f.diagnostics
+        )
         if not f.valid:
             first = f.diagnostics[0]
             n_err = sum(d.severity is Severity.ERROR for d in f.diagnostics)
             n_warn = len(f.diagnostics) - n_err
-            failure = ET.SubElement(case, "failure", type=first.code,
-                                    message=f"{n_err} error(s), {n_warn} warning(s): "
-                                            f"{first.code} {first.message}")
+            failure = ET.SubElement(
+                case,
+                "failure",
+                type=first.code,
+                message=f"{n_err} error(s), {n_warn} warning(s): {first.code} {first.message}",
+            )
             failure.text = body
         elif body:
             ET.SubElement(case, "system-out").text = body

@@ -41,15 +41,17 @@ def _read_text(path: Path) -> str:
     try:
         text, _ = decode_utf8(data)
     except EncodingError as exc:
-        raise InputError(str(path), exc.message, exc.hint, line=exc.position.line,
-                         column=exc.position.column) from None
+        raise InputError(
+            str(path), exc.message, exc.hint, line=exc.position.line, column=exc.position.column
+        ) from None
     return text
 
 
 def _require_brokers(path: str, brokers: list[Broker]) -> None:
     if not brokers:
-        raise InputError(path, "the inventory lists no brokers",
-                         "list every broker with its id and rack")
+        raise InputError(
+            path, "the inventory lists no brokers", "list every broker with its id and rack"
+        )
 
 
 def _load_json(path: Path) -> LoadedInventory:
@@ -63,8 +65,9 @@ def _load_json(path: Path) -> LoadedInventory:
     if doc.duplicates:
         dup = doc.duplicates[0]
         p = doc.position(dup.offset)
-        raise InputError(name, f'duplicate key "{dup.key}"', "keep one of them",
-                         line=p.line, column=p.column)
+        raise InputError(
+            name, f'duplicate key "{dup.key}"', "keep one of them", line=p.line, column=p.column
+        )
     try:
         inv = Inventory.model_validate(doc.value)
     except ValidationError as exc:
@@ -72,17 +75,25 @@ def _load_json(path: Path) -> LoadedInventory:
         ptr = pointer(err["loc"])
         p = doc.locate(ptr, key=err["type"] == "extra_forbidden")
         where = ptr or "the document"
-        raise InputError(name, f"{where}: {err['msg']}",
-                         'expected {"brokers": [{"id": 1, "rack": "us-west"}], '
-                         '"controllers": [...]}', line=p.line, column=p.column) from None
+        raise InputError(
+            name,
+            f"{where}: {err['msg']}",
+            'expected {"brokers": [{"id": 1, "rack": "us-west"}], "controllers": [...]}',
+            line=p.line,
+            column=p.column,
+        ) from None
     origins: dict[int, Origin] = {}
     for i, b in enumerate(inv.brokers):
         ptr = f"/brokers/{i}"
         p = doc.locate(ptr)
         if b.id in origins:
-            raise InputError(name, f"broker id {b.id} is listed more than once (first on line "
-                             f"{origins[b.id].line})", "each broker id must appear once",
-                             line=p.line, column=p.column)
+            raise InputError(
+                name,
+                f"broker id {b.id} is listed more than once (first on line {origins[b.id].line})",
+                "each broker id must appear once",
+                line=p.line,
+                column=p.column,
+            )
         origins[b.id] = Origin(name, p.line, p.column, ptr)
     _require_brokers(name, list(inv.brokers))
     return LoadedInventory(inv, name, origins)
@@ -98,21 +109,34 @@ def _load_csv(path: Path) -> LoadedInventory:
     header_line, header = lines[0]
     cols = [c.strip().lower() for c in header]
     if "id" not in cols or "rack" not in cols:
-        raise InputError(name, f"the header must name the columns id and rack, found {header}",
-                         "first line: id,rack[,capacity_bytes]", line=header_line, column=1)
+        raise InputError(
+            name,
+            f"the header must name the columns id and rack, found {header}",
+            "first line: id,rack[,capacity_bytes]",
+            line=header_line,
+            column=1,
+        )
     unknown = [c for c in cols if c not in ("id", "rack", "capacity_bytes")]
     if unknown:
-        raise InputError(name, f"unknown column {unknown[0]!r}",
-                         "columns: id, rack, capacity_bytes", line=header_line, column=1)
+        raise InputError(
+            name,
+            f"unknown column {unknown[0]!r}",
+            "columns: id, rack, capacity_bytes",
+            line=header_line,
+            column=1,
+        )
     brokers: list[Broker] = []
     origins: dict[int, Origin] = {}
     for line_no, row in lines[1:]:
         values = dict(zip(cols, (c.strip() for c in row), strict=False))
         if len(row) != len(cols):
-            raise InputError(name, f"expected {len(cols)} fields, found {len(row)}",
-                             line=line_no, column=1)
+            raise InputError(
+                name, f"expected {len(cols)} fields, found {len(row)}", line=line_no, column=1
+            )
 
-        def as_int(col: str, line_no: int = line_no, row: list[str] = row) -> int | None:
+        def as_int(
+            col: str, line_no: int = line_no, row: list[str] = row, values: dict[str, str] = values
+        ) -> int | None:
             raw = values.get(col, "")
             if raw == "":
                 return None
@@ -120,20 +144,29 @@ def _load_csv(path: Path) -> LoadedInventory:
                 return int(raw)
             except ValueError:
                 column = 1 + sum(len(c) + 1 for c in row[: cols.index(col)])
-                raise InputError(name, f"{col} must be an integer, found {raw!r}",
-                                 line=line_no, column=column) from None
+                raise InputError(
+                    name, f"{col} must be an integer, found {raw!r}", line=line_no, column=column
+                ) from None
 
         broker_id = as_int("id")
         if broker_id is None:
             raise InputError(name, "id is empty", line=line_no, column=1)
         try:
-            broker = Broker(id=broker_id, rack=values.get("rack") or None,
-                            capacity_bytes=as_int("capacity_bytes"))
+            broker = Broker(
+                id=broker_id,
+                rack=values.get("rack") or None,
+                capacity_bytes=as_int("capacity_bytes"),
+            )
         except ValidationError as exc:
             raise InputError(name, exc.errors()[0]["msg"], line=line_no, column=1) from None
         if broker.id in origins:
-            raise InputError(name, f"broker id {broker.id} is listed more than once "
-                             f"(first on line {origins[broker.id].line})", line=line_no, column=1)
+            raise InputError(
+                name,
+                f"broker id {broker.id} is listed more than once "
+                f"(first on line {origins[broker.id].line})",
+                line=line_no,
+                column=1,
+            )
         origins[broker.id] = Origin(name, line_no, 1)
         brokers.append(broker)
     _require_brokers(name, brokers)
@@ -144,22 +177,31 @@ def _load_properties_dir(path: Path) -> LoadedInventory:
     brokers: list[Broker] = []
     controllers: list[Controller] = []
     origins: dict[int, Origin] = {}
-    files = sorted(p for p in path.rglob("*.properties")
-                   if not any(part.startswith(".") for part in p.relative_to(path).parts))
+    files = sorted(
+        p
+        for p in path.rglob("*.properties")
+        if not any(part.startswith(".") for part in p.relative_to(path).parts)
+    )
     for file in files:
         props = {p.key: p for p in parse_properties(_read_text(file))}
         id_prop = props.get("node.id") or props.get("broker.id")
         if id_prop is None:
             if "broker.rack" in props or "process.roles" in props:
-                raise InputError(str(file), "neither node.id nor broker.id is set",
-                                 "set node.id (KRaft) or broker.id")
+                raise InputError(
+                    str(file),
+                    "neither node.id nor broker.id is set",
+                    "set node.id (KRaft) or broker.id",
+                )
             continue  # log4j.properties, client configs, ...
         try:
             node_id = int(id_prop.value.strip())
         except ValueError:
-            raise InputError(str(file), f"{id_prop.key} must be an integer, found "
-                             f"{id_prop.value!r}", line=id_prop.line,
-                             column=id_prop.column) from None
+            raise InputError(
+                str(file),
+                f"{id_prop.key} must be an integer, found {id_prop.value!r}",
+                line=id_prop.line,
+                column=id_prop.column,
+            ) from None
         rack_prop = props.get("broker.rack")
         rack = rack_prop.value.strip() or None if rack_prop else None
         roles_prop = props.get("process.roles")
@@ -168,14 +210,20 @@ def _load_properties_dir(path: Path) -> LoadedInventory:
             controllers.append(Controller(id=node_id, rack=rack))
         if "broker" in roles:
             if node_id in origins:
-                raise InputError(str(file), f"broker id {node_id} is also declared in "
-                                 f"{origins[node_id].file}", line=id_prop.line,
-                                 column=id_prop.column)
+                raise InputError(
+                    str(file),
+                    f"broker id {node_id} is also declared in {origins[node_id].file}",
+                    line=id_prop.line,
+                    column=id_prop.column,
+                )
             origins[node_id] = Origin(str(file), id_prop.line, id_prop.column)
             brokers.append(Broker(id=node_id, rack=rack))
     if not brokers:
-        raise InputError(str(path), "no server.properties with a broker was found in the directory",
-                         "point --inventory at a directory of broker server.properties files")
+        raise InputError(
+            str(path),
+            "no server.properties with a broker was found in the directory",
+            "point --inventory at a directory of broker server.properties files",
+        )
     return LoadedInventory(Inventory(brokers=brokers, controllers=controllers), str(path), origins)
 
 

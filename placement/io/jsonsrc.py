@@ -23,8 +23,15 @@ _STRING_CHUNK = re.compile(r'[^"\\\x00-\x1f]*')
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.+-]*")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_NOT_JSON_WORDS = {"True": "true", "False": "false", "None": "null", "NULL": "null",
-                   "TRUE": "true", "FALSE": "false", "Null": "null"}
+_NOT_JSON_WORDS = {
+    "True": "true",
+    "False": "false",
+    "None": "null",
+    "NULL": "null",
+    "TRUE": "true",
+    "FALSE": "false",
+    "Null": "null",
+}
 
 
 class SyntaxKind(StrEnum):
@@ -92,8 +99,11 @@ class ParsedJson:
 def decode_utf8(data: bytes) -> tuple[str, bool]:
     """Decode ``data`` as UTF-8; return the text and whether a BOM was stripped."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise EncodingError("file is UTF-16 encoded, not UTF-8", Position(1, 1),
-                            "re-save the file as UTF-8 (without a byte order mark)")
+        raise EncodingError(
+            "file is UTF-16 encoded, not UTF-8",
+            Position(1, 1),
+            "re-save the file as UTF-8 (without a byte order mark)",
+        )
     bom = data.startswith(b"\xef\xbb\xbf")
     if bom:
         data = data[3:]
@@ -145,32 +155,50 @@ class _Parser:
                     SyntaxKind.TRUNCATED,
                     f"unexpected end of file: expected {expected}; the '{opener}' opened at "
                     f"{self.where(top.open_offset)} is never closed",
-                    pos, "the file looks truncated: restore the missing end of the document")
-            return JsonSyntaxError(SyntaxKind.TRUNCATED,
-                                   f"unexpected end of file: expected {expected}", pos,
-                                   "the file looks truncated")
+                    pos,
+                    "the file looks truncated: restore the missing end of the document",
+                )
+            return JsonSyntaxError(
+                SyntaxKind.TRUNCATED,
+                f"unexpected end of file: expected {expected}",
+                pos,
+                "the file looks truncated",
+            )
         ch = self.text[pos]
         nxt = self.text[pos + 1] if pos + 1 < self.n else ""
         if ch == "/" and nxt in "/*":
             style = "//" if nxt == "/" else "/* */"
             return JsonSyntaxError(
-                SyntaxKind.COMMENT, f"comments ({style}) are not allowed in JSON", pos,
+                SyntaxKind.COMMENT,
+                f"comments ({style}) are not allowed in JSON",
+                pos,
                 "delete every comment; Confluent's documentation uses // only to sketch the "
-                "schema, the real file must be plain JSON")
+                "schema, the real file must be plain JSON",
+            )
         if ch == "#":
-            return JsonSyntaxError(SyntaxKind.COMMENT, "comments (#) are not allowed in JSON", pos,
-                                   "delete the comment line")
+            return JsonSyntaxError(
+                SyntaxKind.COMMENT,
+                "comments (#) are not allowed in JSON",
+                pos,
+                "delete the comment line",
+            )
         word = _WORD.match(self.text, pos)
         if ch == "<":
             end = self.text.find(">", pos)
             placeholder = self.text[pos : end + 1] if 0 < end - pos < 40 else "<...>"
-            return JsonSyntaxError(SyntaxKind.INVALID,
-                                   f"expected {expected} but found the placeholder {placeholder}",
-                                   pos, "replace the placeholder with a real value")
+            return JsonSyntaxError(
+                SyntaxKind.INVALID,
+                f"expected {expected} but found the placeholder {placeholder}",
+                pos,
+                "replace the placeholder with a real value",
+            )
         if ch == "'":
-            return JsonSyntaxError(SyntaxKind.INVALID,
-                                   f"expected {expected} but found a single quote", pos,
-                                   "JSON strings and keys use double quotes")
+            return JsonSyntaxError(
+                SyntaxKind.INVALID,
+                f"expected {expected} but found a single quote",
+                pos,
+                "JSON strings and keys use double quotes",
+            )
         if word is not None:
             w = word.group()
             hint = ""
@@ -180,8 +208,9 @@ class _Parser:
                 hint = "JSON has no NaN or Infinity"
             elif stack and stack[-1].is_object and expected.startswith("a key"):
                 hint = f'object keys must be double-quoted: "{w}"'
-            return JsonSyntaxError(SyntaxKind.INVALID, f"expected {expected} but found '{w}'",
-                                   pos, hint)
+            return JsonSyntaxError(
+                SyntaxKind.INVALID, f"expected {expected} but found '{w}'", pos, hint
+            )
         shown = repr(ch)[1:-1] if ch.isprintable() else f"U+{ord(ch):04X}"
         return JsonSyntaxError(SyntaxKind.INVALID, f"expected {expected} but found '{shown}'", pos)
 
@@ -206,7 +235,9 @@ class _Parser:
                 raise JsonSyntaxError(
                     SyntaxKind.TRUNCATED,
                     f"unexpected end of file inside the string that starts at {self.where(start)}",
-                    pos, "close the string with a double quote")
+                    pos,
+                    "close the string with a double quote",
+                )
             ch = text[pos]
             if ch == '"':
                 return "".join(parts), pos + 1
@@ -219,17 +250,24 @@ class _Parser:
                     parts.append(chr(int(text[pos + 2 : pos + 6], 16)))
                     pos += 6
                 elif not esc:
-                    raise JsonSyntaxError(SyntaxKind.TRUNCATED,
-                                          "unexpected end of file inside a string", pos + 1)
+                    raise JsonSyntaxError(
+                        SyntaxKind.TRUNCATED, "unexpected end of file inside a string", pos + 1
+                    )
                 else:
-                    raise JsonSyntaxError(SyntaxKind.INVALID,
-                                          f"invalid escape sequence '\\{esc}' in a string", pos,
-                                          'valid escapes: \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX')
+                    raise JsonSyntaxError(
+                        SyntaxKind.INVALID,
+                        f"invalid escape sequence '\\{esc}' in a string",
+                        pos,
+                        'valid escapes: \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX',
+                    )
             else:
                 what = "line break" if ch in "\r\n" else f"control character U+{ord(ch):04X}"
-                raise JsonSyntaxError(SyntaxKind.INVALID, f"unescaped {what} inside a string", pos,
-                                      "close the string on the line it starts, or escape the "
-                                      "character")
+                raise JsonSyntaxError(
+                    SyntaxKind.INVALID,
+                    f"unescaped {what} inside a string",
+                    pos,
+                    "close the string on the line it starts, or escape the character",
+                )
 
     def scalar(self, pos: int, stack: list[_Frame]) -> tuple[Any, int]:
         text = self.text
@@ -238,12 +276,18 @@ class _Parser:
             return self.string(pos, stack)
         if ch == "-" or ch.isdigit():
             m = _NUMBER.match(text, pos)
-            if m is None or (m.end() < self.n and (text[m.end()].isalnum() or text[m.end()] == ".")):
+            if m is None or (
+                m.end() < self.n and (text[m.end()].isalnum() or text[m.end()] == ".")
+            ):
                 end = m.end() if m else pos + 1
                 bad = _WORD.match(text, end)
                 token = text[pos : (bad.end() if bad else end + 1)]
-                raise JsonSyntaxError(SyntaxKind.INVALID, f"invalid number '{token}'", pos,
-                                      "JSON numbers have no leading zeros, '+' signs, or hex")
+                raise JsonSyntaxError(
+                    SyntaxKind.INVALID,
+                    f"invalid number '{token}'",
+                    pos,
+                    "JSON numbers have no leading zeros, '+' signs, or hex",
+                )
             if m.group(1) or m.group(2):
                 return float(m.group()), m.end()
             return int(m.group()), m.end()
@@ -278,9 +322,12 @@ class _Parser:
         text, n = self.text, self.n
         pos = self.ws(0)
         if pos >= n:
-            raise JsonSyntaxError(SyntaxKind.EMPTY, "file is empty", 0,
-                                  "a placement policy needs at least "
-                                  '{"version": 2, "replicas": [...]}')
+            raise JsonSyntaxError(
+                SyntaxKind.EMPTY,
+                "file is empty",
+                0,
+                'a placement policy needs at least {"version": 2, "replicas": [...]}',
+            )
         stack: list[_Frame] = []
         starts = self.doc.starts
         ptr = ""
@@ -295,8 +342,10 @@ class _Parser:
                 if len(stack) >= self.max_depth:
                     raise JsonSyntaxError(
                         SyntaxKind.TOO_DEEP,
-                        f"nesting deeper than {self.max_depth} levels", pos,
-                        "a placement policy is three levels deep; this is not one")
+                        f"nesting deeper than {self.max_depth} levels",
+                        pos,
+                        "a placement policy is three levels deep; this is not one",
+                    )
                 frame = _Frame(ch == "{", ptr, pos)
                 stack.append(frame)
                 pos = self.ws(pos + 1)
@@ -335,8 +384,10 @@ class _Parser:
                     if pos < n and text[pos] in "}]":
                         raise JsonSyntaxError(
                             SyntaxKind.TRAILING_COMMA,
-                            f"trailing comma before '{text[pos]}'", comma,
-                            "delete the comma after the last element")
+                            f"trailing comma before '{text[pos]}'",
+                            comma,
+                            "delete the comma after the last element",
+                        )
                     if frame.is_object:
                         pos = self.key(pos, frame, stack)
                         ptr = frame.ptr + "/" + escape_token(frame.key)
@@ -352,7 +403,8 @@ class _Parser:
                 raise self.unexpected(pos, expected, stack)
 
 
-def parse_json(text: str, index: LineIndex | None = None, *,
-               max_depth: int = MAX_DEPTH) -> ParsedJson:
+def parse_json(
+    text: str, index: LineIndex | None = None, *, max_depth: int = MAX_DEPTH
+) -> ParsedJson:
     """Parse ``text`` strictly; raise :class:`JsonSyntaxError` with an offset on failure."""
     return _Parser(text, index or LineIndex(text), max_depth).parse()

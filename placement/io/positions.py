@@ -23,8 +23,9 @@ class LineIndex:
     `.properties` key, so positions point into the properties file itself.
     """
 
-    def __init__(self, text: str, physical: LineIndex | None = None,
-                 offsets: Sequence[int] | None = None) -> None:
+    def __init__(
+        self, text: str, physical: LineIndex | None = None, offsets: Sequence[int] | None = None
+    ) -> None:
         self._starts = [0]
         self._starts.extend(i + 1 for i, ch in enumerate(text) if ch == "\n")
         self._length = len(text)

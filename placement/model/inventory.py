@@ -14,7 +14,9 @@ class Broker(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
     id: NodeId
-    rack: Annotated[str | None, Field(description="broker.rack; null is reported, not accepted")] = None
+    rack: Annotated[
+        str | None, Field(description="broker.rack; null is reported, not accepted")
+    ] = None
     capacity_bytes: Annotated[int | None, Field(ge=0)] = None
 
 
@@ -29,8 +31,12 @@ class Inventory(BaseModel):
     """Brokers (and optionally KRaft controllers) with their racks."""
 
     model_config = ConfigDict(
-        strict=True, extra="forbid", frozen=True, title="Broker inventory",
-        json_schema_extra={"$id": "https://mrc-plan.dev/schemas/inventory.schema.json"})
+        strict=True,
+        extra="forbid",
+        frozen=True,
+        title="Broker inventory",
+        json_schema_extra={"$id": "https://mrc-plan.dev/schemas/inventory.schema.json"},
+    )
 
     brokers: list[Broker]
     controllers: list[Controller] = Field(default_factory=list)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
@@ -32,7 +32,8 @@ def _not_null(value: Any) -> Any:
 
 
 PromotionValue = Literal["under-min-isr", "under-replicated", "leader-is-observer"]
-_PROMOTION_SCHEMA = {"type": "string", "enum": list(PromotionValue.__args__)}
+PROMOTION_VALUES: tuple[str, ...] = get_args(PromotionValue)
+_PROMOTION_SCHEMA = {"type": "string", "enum": list(PROMOTION_VALUES)}
 
 
 class _Strict(BaseModel):
@@ -52,13 +53,15 @@ class ReplicaConstraint(_Strict):
 class PlacementPolicy(_Strict):
     """How many sync replicas and observers each rack gets."""
 
-    model_config = ConfigDict(title="Replica placement policy",
-                              json_schema_extra={"$id": "https://mrc-plan.dev/schemas/placement.schema.json"})
+    model_config = ConfigDict(
+        title="Replica placement policy",
+        json_schema_extra={"$id": "https://mrc-plan.dev/schemas/placement.schema.json"},
+    )
 
     version: Annotated[Literal[1, 2], BeforeValidator(_exact_int)]
     replicas: Annotated[list[ReplicaConstraint], Field(min_length=1)]
     observers: list[ReplicaConstraint] = Field(default_factory=list)
-    observerPromotionPolicy: Annotated[
+    observerPromotionPolicy: Annotated[  # noqa: N815 - Confluent spells it so
         PromotionValue | None, BeforeValidator(_not_null), WithJsonSchema(_PROMOTION_SCHEMA)
     ] = None
 

@@ -13,8 +13,14 @@ if TYPE_CHECKING:
     from placement.model.inventory import Inventory
     from placement.model.policy import PlacementPolicy
 
-FAMILIES = {1: "syntax", 2: "schema", 3: "semantics", 4: "inventory", 5: "resilience",
-            6: "properties"}
+FAMILIES = {
+    1: "syntax",
+    2: "schema",
+    3: "semantics",
+    4: "inventory",
+    5: "resilience",
+    6: "properties",
+}
 
 
 @dataclass(frozen=True, slots=True)

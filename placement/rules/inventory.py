@@ -47,8 +47,9 @@ class UnknownRack(PolicyRule):
                         f"/{field}/{i}/constraints/rack",
                         f'rack "{rack}" has no brokers in the inventory '
                         f"(racks: {', '.join(racks) or 'none'})",
-                        did_you_mean(rack, racks) or "add brokers with this broker.rack, "
-                        "or fix the rack name")
+                        did_you_mean(rack, racks)
+                        or "add brokers with this broker.rack, or fix the rack name",
+                    )
 
 
 class InsufficientBrokers(PolicyRule):
@@ -83,7 +84,8 @@ class InsufficientBrokers(PolicyRule):
                     _first_pointer(policy, rack),
                     f'rack "{rack}" needs {sync + obs} brokers ({" + ".join(parts)}) '
                     f"but has {have}",
-                    f"add {sync + obs - have} broker(s) to {rack} or lower the counts there")
+                    f"add {sync + obs - have} broker(s) to {rack} or lower the counts there",
+                )
 
 
 class BrokerWithoutRack(Rule):

@@ -31,8 +31,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
 
 RULES: dict[str, type[Rule]] = {r.code: r for r in ALL_RULES}
 
-POLICY_RULES: tuple[PolicyRule, ...] = tuple(
-    r() for r in ALL_RULES if issubclass(r, PolicyRule))
+POLICY_RULES: tuple[PolicyRule, ...] = tuple(r() for r in ALL_RULES if issubclass(r, PolicyRule))
 
 
 def lookup(code_or_name: str) -> type[Rule] | None:

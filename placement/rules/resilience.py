@@ -38,7 +38,8 @@ class MinIsrUnreachable(PolicyRule):
                 f"min.insync.replicas={n} exceeds the {policy.sync_count} sync replicas: "
                 "acks=all writes can never succeed (observers do not count toward the ISR)",
                 f"lower min.insync.replicas to at most {policy.sync_count}, or add sync replicas",
-                at_key=True)
+                at_key=True,
+            )
 
 
 class MinIsrNoHeadroom(PolicyRule):
@@ -64,14 +65,19 @@ class MinIsrNoHeadroom(PolicyRule):
     def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
         n = ctx.min_insync_replicas
         if n is not None and n == policy.sync_count and not _auto_promotes(policy):
-            why = ("there are no observers to promote" if policy.observer_count == 0
-                   else f"observers are never promoted automatically ({policy.promotion})")
+            why = (
+                "there are no observers to promote"
+                if policy.observer_count == 0
+                else f"observers are never promoted automatically ({policy.promotion})"
+            )
             yield Finding(
                 "/replicas",
                 f"min.insync.replicas={n} equals the sync replica count and {why}: "
                 "any single sync-replica failure blocks acks=all writes",
                 "add a sync replica, lower min.insync.replicas, or use version 2 with "
-                "observers and under-min-isr promotion", at_key=True)
+                "observers and under-min-isr promotion",
+                at_key=True,
+            )
 
 
 class SingleRackSyncReplicas(PolicyRule):
@@ -103,4 +109,6 @@ class SingleRackSyncReplicas(PolicyRule):
                 "/replicas",
                 f'all {policy.sync_count} sync replicas are in rack "{rack}": losing it takes '
                 "every partition offline until an unclean election onto an observer",
-                "spread the sync replicas over at least two racks", at_key=True)
+                "spread the sync replicas over at least two racks",
+                at_key=True,
+            )

@@ -14,8 +14,8 @@ from pydantic_core import ErrorDetails
 from placement.diagnostics.model import Severity
 from placement.io.positions import pointer
 from placement.model.policy import (
+    PROMOTION_VALUES,
     PlacementPolicy,
-    PromotionValue,
     RackConstraint,
     ReplicaConstraint,
 )
@@ -25,7 +25,6 @@ from placement.rules.suggest import describe, did_you_mean
 POLICY_KEYS = list(PlacementPolicy.model_fields)
 ENTRY_KEYS = list(ReplicaConstraint.model_fields)
 CONSTRAINT_KEYS = list(RackConstraint.model_fields)
-PROMOTION_VALUES = list(PromotionValue.__args__)
 
 
 class TopLevelNotObject(Rule):
@@ -214,8 +213,12 @@ def _rule_for(err: ErrorDetails) -> type[Rule]:
     return WrongType
 
 
-_EXPECTED = {"list_type": "an array", "model_type": "an object", "dict_type": "an object",
-             "model_attributes_type": "an object"}
+_EXPECTED = {
+    "list_type": "an array",
+    "model_type": "an object",
+    "dict_type": "an object",
+    "model_attributes_type": "an object",
+}
 
 
 def _finding(err: ErrorDetails, rule: type[Rule]) -> Finding:
@@ -232,8 +235,10 @@ def _finding(err: ErrorDetails, rule: type[Rule]) -> Finding:
     elif kind == "missing":
         where = "the policy" if len(loc) == 1 else f'the object at "{pointer(loc[:-1])}"'
         message = f'required key "{field}" is missing from {where}'
-        hint = {"version": 'add "version": 2', "replicas": 'add "replicas": [{"count": 1, '
-                '"constraints": {"rack": "..."}}]'}.get(field, f'add "{field}"')
+        hint = {
+            "version": 'add "version": 2',
+            "replicas": 'add "replicas": [{"count": 1, "constraints": {"rack": "..."}}]',
+        }.get(field, f'add "{field}"')
     elif kind == "extra_forbidden":
         at_key = True
         parent = loc[:-1]
@@ -256,8 +261,10 @@ def _finding(err: ErrorDetails, rule: type[Rule]) -> Finding:
         else:
             hint = 'use "version": 2 (automatic observer promotion) or 1 (legacy)'
     elif rule is InvalidPromotionPolicy:
-        message = (f'"observerPromotionPolicy" must be one of '
-                   f'{", ".join(PROMOTION_VALUES)}; found {describe(value)}')
+        message = (
+            f'"observerPromotionPolicy" must be one of '
+            f"{', '.join(PROMOTION_VALUES)}; found {describe(value)}"
+        )
         hint = did_you_mean(str(value), PROMOTION_VALUES) if isinstance(value, str) else ""
         hint = hint or "omit the key to get the version 2 default, under-min-isr"
     elif rule is InvalidCount:
@@ -295,6 +302,13 @@ def check_schema(value: Any) -> tuple[PlacementPolicy | None, list[tuple[type[Ru
 
 
 SCHEMA_RULES: list[type[Rule]] = [
-    TopLevelNotObject, InvalidVersion, MissingField, UnknownField, WrongType, InvalidCount,
-    InvalidRack, EmptyReplicas, InvalidPromotionPolicy,
+    TopLevelNotObject,
+    InvalidVersion,
+    MissingField,
+    UnknownField,
+    WrongType,
+    InvalidCount,
+    InvalidRack,
+    EmptyReplicas,
+    InvalidPromotionPolicy,
 ]

@@ -47,7 +47,8 @@ class DuplicateRack(PolicyRule):
                         f"/{field}/{i}/constraints/rack",
                         f'rack "{rack}" is listed twice in "{field}" '
                         f"(first at /{field}/{first[rack]})",
-                        f'merge both entries into one with "count": {total}')
+                        f'merge both entries into one with "count": {total}',
+                    )
                 else:
                     first[rack] = i
 
@@ -85,7 +86,8 @@ class RackInReplicasAndObservers(PolicyRule):
                     f"which needs inter.broker.protocol.version >= 3.3 "
                     f"(cluster is {ctx.ibp[0]}.{ctx.ibp[1]})",
                     "upgrade inter.broker.protocol.version to 3.3+ (Confluent Platform 7.3+) "
-                    "or move the observers to another rack")
+                    "or move the observers to another rack",
+                )
 
 
 class PromotionPolicyInV1(PolicyRule):
@@ -112,7 +114,9 @@ class PromotionPolicyInV1(PolicyRule):
                 "/observerPromotionPolicy",
                 f'"observerPromotionPolicy" ({policy.observerPromotionPolicy}) has no effect in a '
                 "version 1 policy: version 1 never promotes observers automatically",
-                'set "version": 2, or remove the key', at_key=True)
+                'set "version": 2, or remove the key',
+                at_key=True,
+            )
 
 
 class RackWhitespace(PolicyRule):
@@ -135,6 +139,8 @@ class RackWhitespace(PolicyRule):
     def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
         for field, i, rack in _entries(policy):
             if rack != rack.strip():
-                yield Finding(f"/{field}/{i}/constraints/rack",
-                              f'rack name "{rack}" has leading or trailing whitespace',
-                              f'write "{rack.strip()}"')
+                yield Finding(
+                    f"/{field}/{i}/constraints/rack",
+                    f'rack name "{rack}" has leading or trailing whitespace',
+                    f'write "{rack.strip()}"',
+                )
