@@ -181,7 +181,6 @@ def validate_properties_bytes(data: bytes, file: str, ctx: CheckContext) -> list
                     Position(prop.line, prop.column),
                     f'brokers do not read the property "{prop.key}"',
                     hint,
-                    context=prop.key,
                 )
             )
         if not prop.value.strip():

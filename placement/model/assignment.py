@@ -1,0 +1,28 @@
+"""Partition assignments: which brokers hold each partition, sync replicas first (SPEC §4-§5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class PartitionAssignment:
+    """One partition's replica list; ``observers`` is a suffix of ``replicas``."""
+
+    topic: str
+    partition: int
+    replicas: tuple[int, ...]
+    observers: tuple[int, ...] = ()
+
+    @property
+    def sync(self) -> tuple[int, ...]:
+        return self.replicas[: len(self.replicas) - len(self.observers)]
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.topic, self.partition)
+
+    @property
+    def leader(self) -> int | None:
+        """The preferred leader: the first replica."""
+        return self.replicas[0] if self.replicas else None
