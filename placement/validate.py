@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from placement.diagnostics.model import Diagnostic
 from placement.errors import InputError, UsageError
+from placement.io.describe import parse_describe
 from placement.io.inventory import LoadedInventory
 from placement.io.jsonsrc import EncodingError, JsonSyntaxError, ParsedJson, decode_utf8, parse_json
 from placement.io.positions import LineIndex, Position
@@ -192,6 +193,40 @@ def validate_properties_bytes(data: bytes, file: str, ctx: CheckContext) -> list
     return out
 
 
+def validate_describe_bytes(data: bytes, file: str, ctx: CheckContext) -> list[Diagnostic]:
+    """Check the placement of every topic in `kafka-topics --describe` output.
+
+    Without --min-insync-replicas, each topic's own `min.insync.replicas` config is used.
+    """
+    text, out = _decode(data, file)
+    if text is None:
+        return out
+    physical = LineIndex(text)
+    line_starts = [0, *(i + 1 for i, ch in enumerate(text) if ch == "\n")]
+    for topic in parse_describe(text, file).topics.values():
+        value = topic.placement
+        if value is None or not value.value.strip():
+            continue
+        start = line_starts[value.line - 1] + value.column - 1
+        index = LineIndex(value.value, physical, range(start, start + len(value.value)))
+        topic_ctx = ctx
+        if ctx.min_insync_replicas is None and topic.min_isr is not None:
+            topic_ctx = replace(ctx, min_insync_replicas=topic.min_isr)
+        out.extend(
+            check_policy_text(
+                value.value, file, topic_ctx, index=index, context=f"topic {topic.name}"
+            ).diagnostics
+        )
+    return out
+
+
+def _looks_like_describe(path: Path, data: bytes) -> bool:
+    if path.suffix.lower() in (".json", ".properties"):
+        return False
+    head = data.lstrip()[:200]
+    return head.startswith(b"Topic:") or b"\nTopic:" in data[:4096] or b"\tTopic:" in data[:4096]
+
+
 def inventory_diagnostics(loaded: LoadedInventory) -> list[Diagnostic]:
     """Findings about the inventory itself: brokers without a rack (MRC403)."""
     out = []
@@ -256,6 +291,8 @@ def validate_paths(
             raise InputError(str(path), f"cannot read: {exc.strerror}") from None
         if path.suffix.lower() == ".properties":
             out[str(path)] = validate_properties_bytes(data, str(path), ctx)
+        elif _looks_like_describe(path, data):
+            out[str(path)] = validate_describe_bytes(data, str(path), ctx)
         else:
             out[str(path)] = validate_json_bytes(data, str(path), ctx)
     if options.inventory is not None:
