@@ -118,17 +118,30 @@ def check_policy_text(
         for d in doc.duplicates
     ]
 
-    def locate(rule: type[Rule], f: Finding) -> Diagnostic:
-        return _diag(
-            rule, file, doc.locate(f.pointer, key=f.at_key), f.message, f.hint, f.pointer, context
-        )
+    diags, policy = check_policy_value(doc, "", file, ctx, context=context)
+    out.extend(diags)
+    return CheckedPolicy(out, policy, doc)
 
-    policy, findings = check_schema(doc.value)
-    out.extend(locate(rule, f) for rule, f in findings)
+
+def check_policy_value(
+    doc: ParsedJson, base: str, file: str, ctx: CheckContext, *, context: str | None = None
+) -> tuple[list[Diagnostic], PlacementPolicy | None]:
+    """Schema and rule checks for the policy found at pointer ``base`` of ``doc``."""
+    value = doc.value
+    for token in base.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        value = value[int(token)] if isinstance(value, list) else value[token]
+
+    def locate(rule: type[Rule], f: Finding) -> Diagnostic:
+        ptr = base + f.pointer
+        return _diag(rule, file, doc.locate(ptr, key=f.at_key), f.message, f.hint, ptr, context)
+
+    policy, findings = check_schema(value)
+    out = [locate(rule, f) for rule, f in findings]
     if policy is not None:
         for policy_rule in POLICY_RULES:
             out.extend(locate(type(policy_rule), f) for f in policy_rule.check(policy, ctx))
-    return CheckedPolicy(out, policy, doc)
+    return out, policy
 
 
 def _decode(data: bytes, file: str) -> tuple[str | None, list[Diagnostic]]:
