@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from . import snapshot
 from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
 
 app = typer.Typer(
@@ -20,6 +21,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+app.add_typer(snapshot.app, name="snapshot")
 
 
 class Format(StrEnum):

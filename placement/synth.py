@@ -108,6 +108,10 @@ def synth(spec: SynthSpec) -> SynthResult:
         raise ValueError("need at least one broker per rack")
     rng = np.random.default_rng(spec.seed)
     racks = rack_names(spec.racks)
+    named = list(dict.fromkeys(r for p in spec.policies for r in p.per_rack()))
+    if len(named) > spec.racks:
+        raise ValueError(f"the policies name {len(named)} racks but --racks is {spec.racks}")
+    racks = named + [r for r in racks if r not in named][: spec.racks - len(named)]
     sizes = np.full(spec.racks, spec.brokers // spec.racks)
     sizes[: spec.brokers % spec.racks] += 1
     broker_ids = np.arange(1, spec.brokers + 1, dtype=np.int32)
@@ -170,8 +174,8 @@ def synth(spec: SynthSpec) -> SynthResult:
         values[first[keep]] = cand[keep]
         broken = int(keep.sum())
 
-    # sizes: per topic a log-normal scale (median ~1 GiB, heavy tail), per partition jitter
-    topic_scale = rng.lognormal(mean=np.log(2**30), sigma=1.6, size=n_topics)
+    # sizes: per topic a log-normal scale (median 64 MiB, heavy tail), per partition jitter
+    topic_scale = rng.lognormal(mean=np.log(2**26), sigma=1.6, size=n_topics)
     size_bytes = (np.repeat(topic_scale, ppt) * rng.lognormal(0.0, 0.4, size=n)).astype(np.int64)
 
     names = np.array(

@@ -1,0 +1,141 @@
+"""`mrc-plan snapshot ...`: build, generate and inspect cluster snapshots."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .errors import handle_errors
+
+app = typer.Typer(
+    help="Build, generate and inspect cluster snapshots (Parquet).", no_args_is_help=True
+)
+
+
+@app.command()
+@handle_errors
+def synth(
+    brokers: Annotated[int, typer.Option(min=1, help="Number of brokers.")],
+    racks: Annotated[int, typer.Option(min=1, help="Number of racks (near-equal sizes).")],
+    topics: Annotated[int, typer.Option(min=1, help="Number of topics.")],
+    partitions_per_topic: Annotated[int, typer.Option(min=1, help="Partitions per topic.")],
+    out: Annotated[Path, typer.Option(help="Output snapshot directory.")],
+    policy: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="Placement policy file to use (repeatable); default: a built-in mix of v1/v2 "
+            "policies with observers. Their racks become the first synthetic racks."
+        ),
+    ] = None,
+    violations: Annotated[
+        float,
+        typer.Option(
+            min=0.0, max=1.0, help="Fraction of partitions generated in breach of their policy."
+        ),
+    ] = 0.0,
+    seed: Annotated[int, typer.Option(help="Random seed: same seed, same files.")] = 0,
+) -> None:
+    """Generate a realistic synthetic cluster snapshot."""
+    from placement.errors import UsageError
+    from placement.io.snapshot import write_snapshot
+    from placement.io.topics import InvalidPoliciesError
+    from placement.rules.base import CheckContext
+    from placement.synth import SynthSpec
+    from placement.synth import synth as run_synth
+    from placement.validate import check_policy_text
+
+    policies = []
+    for path in policy or []:
+        checked = check_policy_text(path.read_text(encoding="utf-8"), str(path), CheckContext())
+        if checked.policy is None:
+            raise InvalidPoliciesError(str(path), checked.diagnostics)
+        policies.append(checked.policy)
+    started = time.perf_counter()
+    try:
+        result = run_synth(
+            SynthSpec(
+                brokers, racks, topics, partitions_per_topic, tuple(policies), violations, seed
+            )
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    write_snapshot(out, result.snapshot)
+    snap = result.snapshot
+    sys.stderr.write(
+        f"wrote {out}: {snap.brokers.num_rows} brokers, {snap.topics.num_rows} topics, "
+        f"{snap.partitions.num_rows} partitions ({result.violations} breaking their policy) "
+        f"in {time.perf_counter() - started:.1f} s\n"
+    )
+
+
+@app.command("from-describe")
+@handle_errors
+def from_describe(
+    describe: Annotated[Path, typer.Argument(help="Output of kafka-topics --describe.")],
+    inventory: Annotated[Path, typer.Option(help="Broker inventory (JSON, CSV or directory).")],
+    out: Annotated[Path, typer.Option(help="Output snapshot directory.")],
+    sizes: Annotated[
+        Path | None, typer.Option(help="CSV topic,partition,size_bytes (e.g. from kafka-log-dirs).")
+    ] = None,
+) -> None:
+    """Build a snapshot from describe output and an inventory."""
+    from placement.io.convert import read_sizes, snapshot_from_describe
+    from placement.io.describe import read_describe
+    from placement.io.inventory import load_inventory
+    from placement.io.snapshot import write_snapshot
+
+    snap = snapshot_from_describe(
+        read_describe(describe),
+        load_inventory(inventory).inventory,
+        read_sizes(sizes) if sizes else None,
+    )
+    write_snapshot(out, snap)
+    sys.stderr.write(
+        f"wrote {out}: {snap.brokers.num_rows} brokers, {snap.topics.num_rows} "
+        f"topics, {snap.partitions.num_rows} partitions\n"
+    )
+
+
+def _bytes(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if value < 1024 or unit == "PiB":
+            return f"{value:,.1f} {unit}" if unit != "B" else f"{n} B"
+        value /= 1024
+    return f"{n} B"
+
+
+@app.command()
+@handle_errors
+def show(snapshot: Annotated[Path, typer.Argument(help="Snapshot directory.")]) -> None:
+    """Summarize a snapshot: racks, load per broker, bytes, policy violations."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from placement.cluster import summarize
+    from placement.io.snapshot import read_snapshot
+
+    s = summarize(read_snapshot(snapshot))
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    head = Table(title=f"snapshot {snapshot}", show_header=False, box=None)
+    head.add_row("brokers", f"{s.brokers:,}")
+    head.add_row("topics", f"{s.topics:,} ({s.topics_without_policy:,} without a policy)")
+    head.add_row("partitions", f"{s.partitions:,}")
+    head.add_row("replicas", f"{s.replicas:,}")
+    head.add_row("bytes (all replicas)", _bytes(s.total_bytes))
+    head.add_row(
+        "preferred leaders per broker",
+        f"min {s.leaders_per_broker[0]:,}, max {s.leaders_per_broker[1]:,}",
+    )
+    verdict = "[green]0[/]" if not s.violations else f"[bold red]{s.violations:,}[/]"
+    head.add_row("partitions breaking their policy", verdict)
+    console.print(head)
+    racks = Table("rack", "brokers", "replicas/broker min", "max", title="per rack")
+    for rack, count in s.brokers_per_rack.items():
+        lo, hi = s.replicas_per_broker[rack]
+        racks.add_row(rack, f"{count:,}", f"{lo:,}", f"{hi:,}")
+    console.print(racks)

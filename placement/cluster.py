@@ -1,0 +1,139 @@
+"""Vectorized facts about a snapshot: load per broker and policy violations (SPEC §7)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from placement.io.snapshot import Snapshot
+from placement.model.policy import PlacementPolicy
+
+
+@dataclass(frozen=True)
+class ClusterSummary:
+    brokers: int
+    brokers_per_rack: dict[str, int]
+    topics: int
+    partitions: int
+    replicas: int
+    total_bytes: int
+    replicas_per_broker: dict[str, tuple[int, int]]  # rack -> (min, max) over its brokers
+    leaders_per_broker: tuple[int, int]
+    topics_without_policy: int
+    violations: int
+
+
+def _flat(col: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, values) of a list column, as numpy arrays."""
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    arr = arr.fill_null([]) if arr.null_count else arr
+    offsets = arr.offsets.to_numpy().astype(np.int64)
+    values = arr.values.to_numpy(zero_copy_only=False).astype(np.int64)
+    return offsets - offsets[0], values[offsets[0] : offsets[-1]]
+
+
+def topic_policies(snap: Snapshot) -> tuple[np.ndarray, list[PlacementPolicy | None]]:
+    """Per partition row, the index of its topic's policy in the returned list (-1: none)."""
+    texts = snap.topics.column("placement").to_pylist()
+    names = snap.topics.column("topic").to_pylist()
+    parsed: dict[str, int] = {}
+    policies: list[PlacementPolicy | None] = []
+    by_topic: dict[str, int] = {}
+    for name, text in zip(names, texts, strict=True):
+        if not text:
+            continue
+        if text not in parsed:
+            try:
+                policies.append(PlacementPolicy.model_validate_json(text))
+            except ValueError:
+                policies.append(None)
+            parsed[text] = len(policies) - 1
+        by_topic[name] = parsed[text]
+    topic_col = snap.partitions.column("topic").combine_chunks().dictionary_encode()
+    dictionary = topic_col.dictionary.to_pylist()
+    lookup = np.array([by_topic.get(t, -1) for t in dictionary], dtype=np.int64)
+    idx = topic_col.indices.to_numpy(zero_copy_only=False)
+    return (lookup[idx] if len(idx) else np.empty(0, np.int64)), policies
+
+
+def violation_mask(snap: Snapshot) -> np.ndarray:
+    """True for partitions that break their topic's policy; topics without one are False."""
+    n = snap.partitions.num_rows
+    row_policy, policies = topic_policies(snap)
+    ids = snap.brokers.column("broker_id").to_numpy()
+    racks = snap.brokers.column("rack").to_pylist()
+    rack_names = sorted({r for r in racks if r})
+    rack_code = {r: i for i, r in enumerate(rack_names)}
+    size = int(max(ids.max(initial=0), 0)) + 1
+    rack_of = np.full(size + 1, -1, dtype=np.int64)  # last slot: unknown broker
+    rack_of[ids] = [rack_code.get(r, -1) if r else -1 for r in racks]
+
+    offsets, values = _flat(snap.partitions.column("replicas"))
+    obs_offsets, _ = _flat(snap.partitions.column("observers"))
+    lengths = np.diff(offsets)
+    obs_len = np.diff(obs_offsets)
+    safe = np.where((values >= 0) & (values < size), values, size)
+    value_rack = rack_of[safe]
+    bad = np.zeros(n, dtype=bool)
+    for g, policy in enumerate(policies):
+        rows = np.flatnonzero(row_policy == g)
+        if not rows.size:
+            continue
+        if policy is None:
+            continue  # an unparseable policy cannot be checked here; `validate` reports it
+        rf = policy.sync_count + policy.observer_count
+        shape_ok = (lengths[rows] == rf) & (obs_len[rows] == policy.observer_count)
+        bad[rows[~shape_ok]] = True
+        rows = rows[shape_ok]
+        if not rows.size:
+            continue
+        pos = offsets[rows][:, None] + np.arange(rf)
+        brokers = values[pos]
+        rk = value_rack[pos]
+        ok = (rk >= 0).all(axis=1)
+        srt = np.sort(brokers, axis=1)
+        ok &= (srt[:, 1:] != srt[:, :-1]).all(axis=1) if rf > 1 else True
+        s = policy.sync_count
+        for rack, (want_sync, want_obs) in policy.per_rack().items():
+            code = rack_code.get(rack, -2)
+            ok &= (rk[:, :s] == code).sum(axis=1) == want_sync
+            ok &= (rk[:, s:] == code).sum(axis=1) == want_obs
+        bad[rows[~ok]] = True
+    return bad
+
+
+def summarize(snap: Snapshot) -> ClusterSummary:
+    b = snap.brokers
+    ids = b.column("broker_id").to_numpy()
+    racks = b.column("rack").to_pylist()
+    per_rack: dict[str, int] = {}
+    for r in racks:
+        per_rack[r or "(no rack)"] = per_rack.get(r or "(no rack)", 0) + 1
+    offsets, values = _flat(snap.partitions.column("replicas"))
+    size = int(max(ids.max(initial=0), values.max(initial=0))) + 1
+    load = np.bincount(values[values >= 0], minlength=size)
+    leaders = np.bincount(values[offsets[:-1][np.diff(offsets) > 0]], minlength=size)
+    by_rack: dict[str, tuple[int, int]] = {}
+    for rack in sorted(per_rack):
+        members = ids[[(r or "(no rack)") == rack for r in racks]]
+        by_rack[rack] = (int(load[members].min()), int(load[members].max()))
+    sizes = snap.partitions.column("size_bytes")
+    lengths = pc.list_value_length(snap.partitions.column("replicas"))
+    total = pc.sum(pc.multiply(pc.fill_null(sizes, 0), pc.cast(lengths, pa.int64()))).as_py()
+    row_policy, _ = topic_policies(snap)
+    placement = snap.topics.column("placement")
+    return ClusterSummary(
+        brokers=len(ids),
+        brokers_per_rack=dict(sorted(per_rack.items())),
+        topics=snap.topics.num_rows,
+        partitions=snap.partitions.num_rows,
+        replicas=int(values.size),
+        total_bytes=int(total or 0),
+        replicas_per_broker=by_rack,
+        leaders_per_broker=(int(leaders[ids].min(initial=0)), int(leaders[ids].max(initial=0))),
+        topics_without_policy=int(snap.topics.num_rows - pc.sum(pc.is_valid(placement)).as_py()),
+        violations=int(violation_mask(snap).sum()) if row_policy.size else 0,
+    )
