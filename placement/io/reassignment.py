@@ -43,7 +43,7 @@ def _broker_list(entry: dict[str, Any], field: str, ptr: str) -> tuple[int, ...]
         if not _is_int(b) or b < 0:
             raise _ProblemError(
                 f"{ptr}/{field}/{j}",
-                f'"{field}" holds {b!r}, not a broker id',
+                f'"{field}" holds {json.dumps(b)}, not a broker id',
                 "broker ids are non-negative integers",
             )
     if len(set(value)) != len(value):

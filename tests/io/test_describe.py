@@ -1,0 +1,76 @@
+"""`kafka-topics --describe` output: the seed's lines and the tab/space variants."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from placement.errors import InputError
+from placement.io.describe import parse_describe, read_describe
+from placement.model.policy import PlacementPolicy
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "describe"
+
+
+def test_seed_lines_from_confluents_page() -> None:
+    d = read_describe(FIXTURES / "seed-test-observers.txt")
+    topic = d.topics["test-observers"]
+    assert (topic.partition_count, topic.replication_factor) == (3, 5)
+    assert topic.configs["segment.bytes"].value == "1073741824"
+    policy = PlacementPolicy.model_validate_json(topic.placement.value)  # type: ignore[union-attr]
+    assert policy.per_rack() == {"us-west": (3, 0), "us-east": (0, 2)}
+    p1 = d.partitions[1]
+    assert (p1.partition, p1.leader, p1.replicas, p1.isr, p1.offline, p1.observers) == (
+        1,
+        2,
+        (2, 3, 1, 5, 4),
+        (2, 3, 1),
+        (),
+        (5, 4),
+    )
+    assert p1.assignment().sync == (2, 3, 1)
+
+
+def test_tabs_topic_ids_configs_with_commas_and_several_topics() -> None:
+    d = read_describe(FIXTURES / "cluster.txt")
+    assert set(d.topics) == {"orders", "legacy-events"}
+    orders = d.topics["orders"]
+    assert orders.min_isr == 2
+    assert orders.configs["cleanup.policy"].value == "compact,delete"
+    assert orders.configs["segment.bytes"].value == "1073741824"
+    assert orders.placement is not None
+    assert PlacementPolicy.model_validate_json(orders.placement.value).sync_count == 3
+    text = (FIXTURES / "cluster.txt").read_text().splitlines()[0]
+    assert text[orders.placement.column - 1 :].startswith('{"version":2')
+    offline = next(p for p in d.partitions if p.topic == "orders" and p.partition == 2)
+    assert offline.leader is None and offline.isr == () and offline.offline == (3, 4, 7)
+    legacy = d.topics["legacy-events"]  # old format: no space after the colon
+    assert (legacy.partition_count, legacy.replication_factor, legacy.placement) == (2, 3, None)
+    assert [p.replicas for p in d.partitions if p.topic == "legacy-events"] == [
+        (5, 6, 7),
+        (6, 7, 8),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("Topic: t\tPartition: x\tLeader: 1\tReplicas: 1\tIsr: 1\n", "not a number"),
+        ("Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,a\tIsr: 1\n", "broker ids"),
+        (
+            "Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2,3\tIsr: 1\tObservers: 1\n",
+            "not the last",
+        ),
+        (
+            "Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1\n"
+            "Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1\n",
+            "twice",
+        ),
+        ("nothing here\n", "no 'Topic:'"),
+    ],
+)
+def test_bad_describe_output_names_the_line(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message) as err:
+        parse_describe(text, "d.txt")
+    assert err.value.path == "d.txt"
