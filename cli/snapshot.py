@@ -139,3 +139,39 @@ def show(snapshot: Annotated[Path, typer.Argument(help="Snapshot directory.")]) 
         lo, hi = s.replicas_per_broker[rack]
         racks.add_row(rack, f"{count:,}", f"{lo:,}", f"{hi:,}")
     console.print(racks)
+
+
+@app.command()
+@handle_errors
+def export(
+    snapshot: Annotated[Path, typer.Argument(help="Snapshot directory.")],
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Write the reassignment JSON here (atomically); default: stdout."),
+    ] = None,
+    topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeatable).")] = None,
+) -> None:
+    """Write a snapshot's current assignment as reassignment JSON (e.g. to keep for rollback)."""
+    from placement.errors import UsageError
+    from placement.io.atomic import write_atomic
+    from placement.io.reassignment import render_reassignment
+    from placement.io.snapshot import read_snapshot
+    from placement.model.assignment import PartitionAssignment
+
+    parts = read_snapshot(snapshot).partitions
+    wanted = set(topic or [])
+    rows = [
+        PartitionAssignment(t, p, tuple(r), tuple(o or ()))
+        for t, p, r, o in zip(
+            *(parts.column(c).to_pylist() for c in ("topic", "partition", "replicas", "observers")),
+            strict=True,
+        )
+        if not wanted or t in wanted
+    ]
+    if not rows:
+        raise UsageError("no partitions to export", "check the --topic names")
+    text = render_reassignment(rows)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        write_atomic(out, text)
