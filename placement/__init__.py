@@ -3,9 +3,16 @@
 No printing, no exits: functions return data or raise `placement.errors` exceptions.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-try:
-    __version__ = version("mrc-plan")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+unknown"
+
+def __getattr__(name: str) -> str:
+    # importlib.metadata costs ~15 ms; only `--version` and reports need it
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("mrc-plan")
+        except PackageNotFoundError:  # a source tree that was never installed
+            return "0.0.0+unknown"
+    raise AttributeError(name)

@@ -29,6 +29,10 @@ def _gh_escape(text: str, *, prop: bool = False) -> str:
     return text
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def render_github(report: ValidationReport) -> str:
     """GitHub Actions workflow commands: one annotation per finding."""
     lines = []
@@ -47,8 +51,8 @@ def render_github(report: ValidationReport) -> str:
             lines.append(f"::{level} {props}::{_gh_escape(message)}")
     s = report.summary
     lines.append(
-        f"mrc-plan: {s.files} files checked, {s.invalid_files} invalid, "
-        f"{s.errors} errors, {s.warnings} warnings"
+        f"mrc-plan: {_n(s.files, 'file')} checked, {s.invalid_files} invalid, "
+        f"{_n(s.errors, 'error')}, {_n(s.warnings, 'warning')}"
     )
     return "\n".join(lines) + "\n"
 

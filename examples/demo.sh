@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The tour behind `make demo`: validate the bundled good and broken placement files.
+# Exits 0 when mrc-plan behaves as a CI gate should (good files pass, broken files fail).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if [[ ! -x .venv/bin/mrc-plan ]]; then
+    echo "demo: .venv/bin/mrc-plan not found; run \`make demo\` from the repository root" >&2
+    exit 2
+fi
+export PATH="$PWD/.venv/bin:$PATH"
+
+bold='' plain=''
+if [[ -t 1 && -z "${NO_COLOR:-}" ]]; then bold=$'\033[1m' plain=$'\033[0m'; fi
+step() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
+show() { printf '$ %s\n' "$*"; }
+
+printf '%smrc-plan demo%s: offline checks of Confluent replica placement policies\n' "$bold" "$plain"
+printf '(confluent.placement.constraints: sync replicas and observers per broker.rack)\n'
+
+# --format text: show the human report even under GitHub Actions, where `auto` would
+# print annotations for the deliberately broken example files.
+step "1. Good policies: four topic files and a broker's server.properties"
+cmd=(mrc-plan validate examples/placement examples/server.properties
+     --inventory examples/inventory.json --min-insync-replicas 2 --format text)
+show "${cmd[*]}"
+good=0
+"${cmd[@]}" || good=$?
+echo "exit code $good: the CI gate passes (a warning alone does not fail it; --strict would)"
+
+step "2. Broken policies, checked against a cluster on inter.broker.protocol.version 3.2"
+cmd=(mrc-plan validate examples/broken --inventory examples/inventory.json --ibp 3.2
+     --format text)
+show "${cmd[*]}"
+broken=0
+"${cmd[@]}" || broken=$?
+echo "exit code $broken: the CI gate fails, as it should"
+
+step "3. Every rule is documented: mrc-plan rules CODE"
+show "mrc-plan rules MRC102"
+mrc-plan rules MRC102
+
+if [[ $good -ne 0 || $broken -ne 1 ]]; then
+    echo >&2
+    echo "demo: FAILED: expected exit codes 0 and 1, got $good and $broken" >&2
+    exit 1
+fi
+printf '\nNext: mrc-plan rules (all rules), mrc-plan validate --help, README.md.\n'
