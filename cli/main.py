@@ -16,6 +16,9 @@ from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
 app = typer.Typer(
     name="mrc-plan",
     help="Validate, plan and score replica placement for Confluent Multi-Region Clusters.",
+    epilog="Exit codes: 0 success, 1 findings or infeasible request, 2 usage error or "
+    "unreadable input, 3 no solution within the time limit, 101 internal error (a bug). "
+    "MRC_PLAN_DEBUG=1 shows tracebacks.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -52,11 +55,7 @@ def main(
         ),
     ] = False,
 ) -> None:
-    """Validate, plan and score replica placement for Confluent Multi-Region Clusters.
-
-    Exit codes: 0 success, 1 findings or infeasible, 2 usage or unreadable input,
-    3 no solution within the time limit, 101 internal error.
-    """
+    """Validate, plan and score replica placement for Confluent Multi-Region Clusters."""
 
 
 def _color() -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -11,15 +12,18 @@ from rich.markup import escape
 
 from placement.diagnostics.model import Diagnostic, Severity, ValidationReport
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow"}
 
 
 @lru_cache(maxsize=64)
 def _lines(path: str) -> list[str]:
     try:
-        return Path(path).read_text(encoding="utf-8-sig", errors="replace").splitlines()
+        text = Path(path).read_text(encoding="utf-8-sig", errors="replace")
     except OSError:
         return []
+    # the same line ends as placement.io.positions.LineIndex (splitlines knows more)
+    return _LINE_END.split(text)
 
 
 def _excerpt(d: Diagnostic) -> list[str]:

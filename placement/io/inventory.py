@@ -123,7 +123,7 @@ def _load_csv(path: Path) -> LoadedInventory:
             f"unknown column {unknown[0]!r}",
             "columns: id, rack, capacity_bytes",
             line=header_line,
-            column=1,
+            column=1 + sum(len(c) + 1 for c in header[: cols.index(unknown[0])]),
         )
     brokers: list[Broker] = []
     origins: dict[int, Origin] = {}

@@ -247,7 +247,28 @@ class _Parser:
                     parts.append(_ESCAPES[esc])
                     pos += 2
                 elif esc == "u" and _HEX4.match(text, pos + 2):
-                    parts.append(chr(int(text[pos + 2 : pos + 6], 16)))
+                    code = int(text[pos + 2 : pos + 6], 16)
+                    if (
+                        0xD800 <= code <= 0xDBFF
+                        and text.startswith("\\u", pos + 6)
+                        and (
+                            _HEX4.match(text, pos + 8)
+                            and 0xDC00 <= int(text[pos + 8 : pos + 12], 16) <= 0xDFFF
+                        )
+                    ):
+                        low = int(text[pos + 8 : pos + 12], 16)
+                        parts.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
+                        pos += 12
+                        continue
+                    if 0xD800 <= code <= 0xDFFF:
+                        raise JsonSyntaxError(
+                            SyntaxKind.INVALID,
+                            f"lone surrogate escape '\\u{text[pos + 2 : pos + 6]}' in a string",
+                            pos,
+                            "a character outside the BMP is written as a pair such as "
+                            "\\ud83d\\ude00, or directly as UTF-8",
+                        )
+                    parts.append(chr(code))
                     pos += 6
                 elif not esc:
                     raise JsonSyntaxError(
@@ -290,7 +311,15 @@ class _Parser:
                 )
             if m.group(1) or m.group(2):
                 return float(m.group()), m.end()
-            return int(m.group()), m.end()
+            try:
+                return int(m.group()), m.end()
+            except ValueError:  # longer than sys.get_int_max_str_digits() (4300)
+                raise JsonSyntaxError(
+                    SyntaxKind.INVALID,
+                    f"number with {len(m.group())} digits is too long",
+                    pos,
+                    "broker ids and counts are 32-bit integers",
+                ) from None
         for literal, value in (("true", True), ("false", False), ("null", None)):
             if text.startswith(literal, pos):
                 end = pos + len(literal)

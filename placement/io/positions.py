@@ -26,8 +26,13 @@ class LineIndex:
     def __init__(
         self, text: str, physical: LineIndex | None = None, offsets: Sequence[int] | None = None
     ) -> None:
+        # \n, \r\n and a lone \r (old Mac files; Java's Properties honours it) end lines
         self._starts = [0]
-        self._starts.extend(i + 1 for i, ch in enumerate(text) if ch == "\n")
+        self._starts.extend(
+            i + 1
+            for i, ch in enumerate(text)
+            if ch == "\n" or (ch == "\r" and text[i + 1 : i + 2] != "\n")
+        )
         self._length = len(text)
         self._physical = physical
         self._offsets = offsets

@@ -5,18 +5,28 @@ from __future__ import annotations
 from collections import Counter
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 NodeId = Annotated[int, Field(ge=0, le=2**31 - 1)]
+
+
+def _blank_is_none(value: object) -> object:
+    # CSV and server.properties give "" for a missing broker.rack; JSON must mean the same
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+Rack = Annotated[
+    str | None,
+    BeforeValidator(_blank_is_none),
+    Field(description="broker.rack; a missing or blank rack is reported (MRC403)"),
+]
 
 
 class Broker(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
     id: NodeId
-    rack: Annotated[
-        str | None, Field(description="broker.rack; null is reported, not accepted")
-    ] = None
+    rack: Rack = None
     capacity_bytes: Annotated[int | None, Field(ge=0)] = None
 
 
@@ -24,7 +34,7 @@ class Controller(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
     id: NodeId
-    rack: str | None = None
+    rack: Rack = None
 
 
 class Inventory(BaseModel):

@@ -31,6 +31,11 @@ def _not_null(value: Any) -> Any:
     return value
 
 
+def _no_default(schema: dict[str, Any]) -> None:
+    # absent means under-min-isr in v2 and leader-is-observer in v1; null is not allowed
+    schema.pop("default", None)
+
+
 PromotionValue = Literal["under-min-isr", "under-replicated", "leader-is-observer"]
 PROMOTION_VALUES: tuple[str, ...] = get_args(PromotionValue)
 _PROMOTION_SCHEMA = {"type": "string", "enum": list(PROMOTION_VALUES)}
@@ -62,7 +67,10 @@ class PlacementPolicy(_Strict):
     replicas: Annotated[list[ReplicaConstraint], Field(min_length=1)]
     observers: list[ReplicaConstraint] = Field(default_factory=list)
     observerPromotionPolicy: Annotated[  # noqa: N815 - Confluent spells it so
-        PromotionValue | None, BeforeValidator(_not_null), WithJsonSchema(_PROMOTION_SCHEMA)
+        PromotionValue | None,
+        BeforeValidator(_not_null),
+        WithJsonSchema(_PROMOTION_SCHEMA),
+        Field(json_schema_extra=_no_default),
     ] = None
 
     @property

@@ -191,6 +191,17 @@ class InvalidPromotionPolicy(Rule):
     severity = Severity.ERROR
 
 
+def _as_version(value: Any) -> int | None:
+    """1 or 2 when ``value`` is a string or float that means it ("2", 2.0, "1.0")."""
+    if isinstance(value, bool) or not isinstance(value, str | float):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return int(number) if number in (1.0, 2.0) else None
+
+
 def _rule_for(err: ErrorDetails) -> type[Rule]:
     loc, kind = err["loc"], err["type"]
     if not loc:
@@ -227,6 +238,12 @@ def _finding(err: ErrorDetails, rule: type[Rule]) -> Finding:
     kind = err["type"]
     value: Any = err.get("input")
     field = str(loc[-1]) if loc else "the document"
+    # how the value is named in a message: "observers", or entry 0 of "replicas"
+    label = (
+        f'entry {loc[-1]} of "{loc[-2]}"'
+        if len(loc) > 1 and isinstance(loc[-1], int)
+        else (f'"{field}"')
+    )
     hint = ""
     at_key = False
     if rule is TopLevelNotObject:
@@ -256,8 +273,9 @@ def _finding(err: ErrorDetails, rule: type[Rule]) -> Finding:
             hint = "allowed keys: " + ", ".join(f'"{k}"' for k in known)
     elif rule is InvalidVersion:
         message = f'"version" must be the integer 1 or 2, found {describe(value)}'
-        if isinstance(value, str | float) and str(value).rstrip("0").rstrip(".") in ("1", "2"):
-            hint = f'write "version": {str(value).rstrip("0").rstrip(".")} (no quotes, no fraction)'
+        meant = _as_version(value)
+        if meant is not None:
+            hint = f'write "version": {meant} (no quotes, no fraction)'
         else:
             hint = 'use "version": 2 (automatic observer promotion) or 1 (legacy)'
     elif rule is InvalidPromotionPolicy:
@@ -283,7 +301,7 @@ def _finding(err: ErrorDetails, rule: type[Rule]) -> Finding:
         hint = "a partition needs at least one sync replica"
     else:
         expected = _EXPECTED.get(kind, "another type")
-        message = f'"{field}" must be {expected}, found {describe(value)}'
+        message = f"{label} must be {expected}, found {describe(value)}"
         if value is None and field == "observers":
             hint = 'use "observers": [] or omit the key'
     return Finding(ptr, message, hint, at_key)

@@ -1,0 +1,151 @@
+"""`mrc-plan rules`, `mrc-plan schema` and `mrc-plan --version`, via typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import Result
+
+import placement
+from placement.rules.registry import ALL_RULES
+from placement.schemas import SCHEMAS, render_schema, schema_filename
+
+REPO = Path(__file__).resolve().parents[2]
+Cli = Callable[..., Result]
+
+
+# -- rules ---------------------------------------------------------------------------
+
+
+def test_rules_lists_every_rule(cli: Cli) -> None:
+    result = cli(["rules"])
+    assert result.exit_code == 0
+    assert result.stderr == ""
+    rows = {
+        m[1]: line
+        for line in result.stdout.splitlines()
+        if (m := re.match(r"\s*(MRC\d{3})\s", line))
+    }
+    assert list(rows) == [r.code for r in ALL_RULES]  # registry order, each once
+    for rule in ALL_RULES:
+        row = rows[rule.code]
+        assert rule.name in row
+        assert rule.severity.value in row
+        assert rule.family() in row
+        assert rule.summary() in row  # a pipe gets full, grep-able rows
+    assert "\x1b[" not in result.stdout
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.code)
+def test_rules_code_prints_the_docstring(cli: Cli, rule: type) -> None:
+    result = cli(["rules", rule.code])
+    assert result.exit_code == 0
+    assert result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"{rule.code} {rule.name} ({rule.severity.value}, {rule.family()})"
+    assert rule.doc() in result.stdout
+    for section in ("What it does:", "Why:", "Example:", "Fix:"):
+        assert section in result.stdout
+    assert "\x1b[" not in result.stdout
+
+
+@pytest.mark.parametrize("key", ["MRC102", "mrc102", " MRC102 ", "json-comment", "JSON-Comment"])
+def test_rules_lookup_by_code_or_name(cli: Cli, key: str) -> None:
+    result = cli(["rules", key])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("MRC102 json-comment (error, syntax)\n")
+    assert "Confluent's documentation sketches the placement schema" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("key", "hint"),
+    [
+        ("XYZ", "run `mrc-plan rules` to list them"),
+        ("MRC999", "MRC"),
+        ("json-coment", '"json-comment"'),
+    ],
+)
+def test_rules_unknown_code_is_a_usage_error(cli: Cli, key: str, hint: str) -> None:
+    result = cli(["rules", key])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"error: no rule {key!r}\n")
+    assert re.search(r"^hint: .*" + re.escape(hint), result.stderr, re.MULTILINE)
+
+
+# -- schema --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["placement", "inventory", "diagnostics"])
+def test_schema_prints_the_checked_in_file(cli: Cli, name: str) -> None:
+    result = cli(["schema", name])
+    assert result.exit_code == 0
+    assert result.stderr == ""
+    checked_in = (REPO / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8")
+    assert result.stdout == checked_in
+    schema = json.loads(result.stdout)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["type"] == "object"
+
+
+def test_schema_names_match_the_library() -> None:
+    assert set(SCHEMAS) == {"placement", "inventory", "diagnostics"}
+
+
+def test_schema_write(cli: Cli, tmp_path: Path) -> None:
+    out = tmp_path / "out" / "schemas"
+    result = cli(["schema", "--write", out])
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert sorted(p.name for p in out.iterdir()) == sorted(schema_filename(n) for n in SCHEMAS)
+    for name in SCHEMAS:
+        assert (out / schema_filename(name)).read_text(encoding="utf-8") == render_schema(name)
+
+
+def test_schema_without_a_name_is_a_usage_error(cli: Cli) -> None:
+    result = cli(["schema"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "error: name a schema" in result.stderr
+
+
+def test_schema_unknown_name_is_a_usage_error(cli: Cli) -> None:
+    result = cli(["schema", "policy"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "placement" in result.stderr
+
+
+# -- version and help -------------------------------------------------------------------
+
+
+def test_version(cli: Cli) -> None:
+    result = cli(["--version"])
+    assert result.exit_code == 0
+    assert result.stdout == f"mrc-plan {placement.__version__}\n"
+    assert result.stderr == ""
+    assert re.fullmatch(r"\d+\.\d+\.\d+.*", placement.__version__)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["validate", "--help"], ["rules", "-h"]])
+def test_help(cli: Cli, args: list[str]) -> None:
+    result = cli(args)
+    assert result.exit_code == 0
+    assert "Usage" in result.stdout
+    assert result.stderr == ""
+
+
+def test_help_documents_exit_codes(cli: Cli) -> None:
+    out = re.sub(r"\s+", " ", cli(["--help"]).stdout)
+    assert "101 internal error" in out
+
+
+def test_unknown_command_is_a_usage_error(cli: Cli) -> None:
+    result = cli(["valdate"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "valdate" in result.stderr

@@ -1,0 +1,68 @@
+"""Shared fixtures: repository paths, a clean environment, and a CLI runner."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+SCHEMAS_DIR = REPO / "schemas"
+
+# Variables that change what the CLI prints; a developer's shell or a CI runner may set them.
+_ENV_THAT_CHANGES_OUTPUT = (
+    "GITHUB_ACTIONS",
+    "MRC_PLAN_DEBUG",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "TTY_COMPATIBLE",
+    "COLUMNS",
+)
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in _ENV_THAT_CHANGES_OUTPUT:
+        monkeypatch.delenv(name, raising=False)
+
+
+def assert_no_traceback(result: Result) -> None:
+    """The command ended through its own exit path: no escaped exception, no traceback."""
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        f"exception escaped the command: {result.exception!r}\n{result.output}"
+    )
+    assert "Traceback" not in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def run_cli(args: Sequence[str | Path], *, traceback_ok: bool = False) -> Result:
+    """Invoke `mrc-plan ARGS` in-process; stdout and stderr come back separately."""
+    from mrc_plan_cli.main import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    if not traceback_ok:
+        assert_no_traceback(result)
+    return result
+
+
+@pytest.fixture(scope="session")
+def cli() -> Callable[..., Result]:
+    """`cli(args)` runs mrc-plan in-process and checks that no traceback escaped.
+
+    A fixture rather than an import: test directories have no __init__.py, so a
+    `from conftest import ...` could pick up another directory's conftest.
+    """
+    return run_cli
+
+
+@pytest.fixture
+def policies(tmp_path: Path) -> Path:
+    """A copy of examples/placement (valid) and examples/broken (invalid) in one directory."""
+    root = tmp_path / "policies"
+    shutil.copytree(EXAMPLES / "placement", root / "placement")
+    shutil.copytree(EXAMPLES / "broken", root / "broken")
+    return root
