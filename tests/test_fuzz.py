@@ -8,6 +8,7 @@ library's parser; and a few whole CLI runs.
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -42,7 +43,8 @@ PARSE_FAILURES = {"MRC101", "MRC102", "MRC103", "MRC104", "MRC105"}
 
 def check_diagnostics(diags: list[Diagnostic], data: bytes) -> None:
     """Every finding is registered and points inside the file."""
-    lines = data.decode("utf-8-sig", errors="replace").split("\n")
+    # \r\n, a lone \r and \n end lines, as in placement.io.positions.LineIndex
+    lines = re.split(r"\r\n|\r|\n", data.decode("utf-8-sig", errors="replace"))
     for d in diags:
         rule = RULES.get(d.code)
         assert rule is not None, f"unregistered code {d.code}"

@@ -10,20 +10,15 @@ import pyarrow as pa
 
 from placement.errors import InputError
 from placement.io.describe import Describe
-from placement.io.jsonsrc import EncodingError, decode_utf8
 from placement.io.snapshot import BROKERS, PARTITIONS, TOPICS, Snapshot
+from placement.io.textfile import read_text
 from placement.model.inventory import Inventory
 
 
 def read_sizes(path: str | Path) -> dict[tuple[str, int], int]:
     """`topic,partition,size_bytes` CSV (header required) -> sizes."""
     p = Path(path)
-    try:
-        text, _ = decode_utf8(p.read_bytes())
-    except OSError as exc:
-        raise InputError(str(p), f"cannot read: {exc.strerror}") from None
-    except EncodingError as exc:
-        raise InputError(str(p), exc.message, line=exc.position.line) from None
+    text = read_text(p)
     rows = csv.reader(io.StringIO(text))
     header = [c.strip() for c in next(rows, [])]
     if header != ["topic", "partition", "size_bytes"]:

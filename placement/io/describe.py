@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from placement.errors import InputError
-from placement.io.jsonsrc import EncodingError, decode_utf8
+from placement.io.textfile import read_text
 from placement.model.assignment import PartitionAssignment
 
 _LABEL = re.compile(
@@ -210,13 +210,4 @@ def parse_describe(text: str, path: str = "<describe>") -> Describe:
 
 
 def read_describe(path: str | Path) -> Describe:
-    p = Path(path)
-    try:
-        text, _ = decode_utf8(p.read_bytes())
-    except OSError as exc:
-        raise InputError(str(p), f"cannot read: {exc.strerror}") from None
-    except EncodingError as exc:
-        raise InputError(
-            str(p), exc.message, exc.hint, line=exc.position.line, column=exc.position.column
-        ) from None
-    return parse_describe(text, str(p))
+    return parse_describe(read_text(path), str(path))

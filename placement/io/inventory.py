@@ -10,9 +10,10 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from placement.errors import InputError
-from placement.io.jsonsrc import EncodingError, JsonSyntaxError, decode_utf8, parse_json
+from placement.io.jsonsrc import JsonSyntaxError, parse_json
 from placement.io.positions import LineIndex, pointer
 from placement.io.properties import parse_properties
+from placement.io.textfile import read_text
 from placement.model.inventory import Broker, Controller, Inventory
 
 
@@ -34,17 +35,7 @@ class LoadedInventory:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(str(path), f"cannot read the inventory: {exc.strerror}") from None
-    try:
-        text, _ = decode_utf8(data)
-    except EncodingError as exc:
-        raise InputError(
-            str(path), exc.message, exc.hint, line=exc.position.line, column=exc.position.column
-        ) from None
-    return text
+    return read_text(path, "the inventory")
 
 
 def _require_brokers(path: str, brokers: list[Broker]) -> None:

@@ -110,12 +110,10 @@ def decode_utf8(data: bytes) -> tuple[str, bool]:
     try:
         return data.decode("utf-8"), bom
     except UnicodeDecodeError as exc:
-        good = data[: exc.start]
-        line = good.count(b"\n") + 1
-        column = len(good[good.rfind(b"\n") + 1 :].decode("utf-8")) + 1
+        good = data[: exc.start].decode("utf-8")
         raise EncodingError(
             f"invalid UTF-8 byte 0x{data[exc.start]:02x} at byte offset {exc.start + 3 * bom}",
-            Position(line, column),
+            LineIndex(good).position(len(good)),
             "save the file as UTF-8; a Latin-1 or Windows-1252 character probably slipped in",
         ) from None
 

@@ -14,8 +14,9 @@ from typing import Any
 
 from placement.errors import InputError
 from placement.io.atomic import write_atomic
-from placement.io.jsonsrc import EncodingError, JsonSyntaxError, ParsedJson, decode_utf8, parse_json
+from placement.io.jsonsrc import JsonSyntaxError, ParsedJson, parse_json
 from placement.io.positions import LineIndex
+from placement.io.textfile import read_text
 from placement.model.assignment import PartitionAssignment
 
 CURRENT_BLOCK = re.compile(r"^\s*Current partition replica assignment\s*$", re.MULTILINE)
@@ -185,18 +186,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def read_reassignment(path: str | Path) -> list[PartitionAssignment]:
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise InputError(str(p), f"cannot read: {exc.strerror}") from None
-    try:
-        text, _ = decode_utf8(data)
-    except EncodingError as exc:
-        raise InputError(
-            str(p), exc.message, exc.hint, line=exc.position.line, column=exc.position.column
-        ) from None
-    return parse_reassignment(text, str(p))
+    return parse_reassignment(read_text(path), str(path))
 
 
 def render_reassignment(assignments: Iterable[PartitionAssignment]) -> str:

@@ -16,8 +16,9 @@ from typing import Any
 
 from placement.diagnostics.model import Diagnostic, Severity
 from placement.errors import InputError
-from placement.io.jsonsrc import EncodingError, JsonSyntaxError, ParsedJson, decode_utf8, parse_json
+from placement.io.jsonsrc import JsonSyntaxError, ParsedJson, parse_json
 from placement.io.positions import LineIndex
+from placement.io.textfile import read_text
 from placement.model.policy import PlacementPolicy
 from placement.rules.base import CheckContext
 from placement.validate import check_policy_text, check_policy_value
@@ -48,14 +49,7 @@ class TopicSpec:
 
 
 def _read_doc(path: Path) -> tuple[str, ParsedJson]:
-    try:
-        text, _ = decode_utf8(path.read_bytes())
-    except OSError as exc:
-        raise InputError(str(path), f"cannot read: {exc.strerror}") from None
-    except EncodingError as exc:
-        raise InputError(
-            str(path), exc.message, exc.hint, line=exc.position.line, column=exc.position.column
-        ) from None
+    text = read_text(path)
     try:
         doc = parse_json(text)
     except JsonSyntaxError as exc:
