@@ -12,6 +12,7 @@ from typing import ParamSpec, TypeVar
 import typer
 
 from placement.errors import InputError, MrcPlanError, UsageError
+from placement.plan.checker import PlanCheckError
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -21,6 +22,7 @@ EXIT_BUG = 101
 
 # first match wins; subclasses before their bases
 EXIT_CODES: list[tuple[type[MrcPlanError], int]] = [
+    (PlanCheckError, EXIT_BUG),
     (UsageError, EXIT_USAGE),
     (InputError, EXIT_USAGE),
 ]

@@ -1,0 +1,132 @@
+"""The independent plan checker: every plan is verified here before it is written.
+
+It shares nothing with the solver but the models, so a solver bug cannot hide itself.
+A failed check is a bug in mrc-plan (exit 101), never a plan written anyway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from placement.errors import MrcPlanError
+from placement.model.assignment import PartitionAssignment
+from placement.model.inventory import Inventory
+from placement.model.policy import PlacementPolicy
+
+Key = tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class PlanProblem:
+    topic: str
+    partition: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.topic}-{self.partition}: {self.message}"
+
+
+class PlanCheckError(MrcPlanError):
+    """The planner produced a plan that breaks a hard constraint: a bug."""
+
+    def __init__(self, problems: list[PlanProblem]) -> None:
+        shown = "; ".join(str(p) for p in problems[:5])
+        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        super().__init__(
+            f"the plan failed its independent check: {shown}{more}",
+            "this is a bug in mrc-plan; nothing was written. Please report it with the inputs.",
+        )
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class PlanContext:
+    inventory: Inventory
+    policies: Mapping[str, PlacementPolicy]
+    current: Mapping[Key, PartitionAssignment] = field(default_factory=dict)
+    drained: frozenset[int] = frozenset()
+    excluded: frozenset[int] = frozenset()
+    # for a fresh assignment: the partitions every topic must have (0..n-1)
+    partition_counts: Mapping[str, int] | None = None
+
+
+def _check_one(
+    a: PartitionAssignment, ctx: PlanContext, rack_of: Mapping[int, str | None]
+) -> Iterable[str]:
+    reps = a.replicas
+    if not reps:
+        yield "empty replica list"
+        return
+    if len(set(reps)) != len(reps):
+        yield f"a broker appears twice in {list(reps)}"
+    if len(a.observers) >= len(reps) or reps[len(reps) - len(a.observers) :] != a.observers:
+        yield f"observers {list(a.observers)} are not a proper suffix of replicas {list(reps)}"
+    unknown = [b for b in reps if b not in rack_of]
+    if unknown:
+        yield f"brokers {unknown} are not in the inventory"
+    rackless = [b for b in reps if b in rack_of and rack_of[b] is None]
+    if rackless:
+        yield f"brokers {rackless} have no broker.rack"
+    drained = sorted(set(reps) & ctx.drained)
+    if drained:
+        yield f"replicas on drained brokers {drained}"
+    before = ctx.current.get(a.key)
+    new = set(reps) - set(before.replicas if before else ())
+    excluded = sorted(new & ctx.excluded)
+    if excluded:
+        yield f"new replicas on excluded brokers {excluded}"
+    policy = ctx.policies.get(a.topic)
+    if policy is None:
+        yield "topic has no placement policy"
+        return
+    got: dict[str | None, list[int]] = {}
+    for b in a.sync:
+        got.setdefault(rack_of.get(b), [0, 0])[0] += 1
+    for b in a.observers:
+        got.setdefault(rack_of.get(b), [0, 0])[1] += 1
+    want = policy.per_rack()
+    if {r: tuple(c) for r, c in got.items()} != want:
+        shown = {r: tuple(c) for r, c in got.items()}
+        yield f"per-rack (sync, observers) {shown} differ from the policy's {want}"
+    first_rack = policy.replicas[0].constraints.rack
+    if rack_of.get(reps[0]) != first_rack:
+        yield f"preferred leader {reps[0]} is not in the first replicas rack {first_rack!r}"
+
+
+def check_plan(plan: Iterable[PartitionAssignment], ctx: PlanContext) -> list[PlanProblem]:
+    """Every hard constraint of SPEC §8, for every planned partition and the cluster after it."""
+    rack_of: dict[int, str | None] = {b.id: b.rack for b in ctx.inventory.brokers}
+    problems: list[PlanProblem] = []
+    seen: set[Key] = set()
+    for a in plan:
+        if a.key in seen:
+            problems.append(PlanProblem(a.topic, a.partition, "listed twice in the plan"))
+            continue
+        seen.add(a.key)
+        if ctx.current and a.key not in ctx.current:
+            problems.append(PlanProblem(a.topic, a.partition, "not a partition of the cluster"))
+        if ctx.partition_counts is not None and not (
+            0 <= a.partition < ctx.partition_counts.get(a.topic, 0)
+        ):
+            problems.append(PlanProblem(a.topic, a.partition, "not a partition of the topic"))
+        problems.extend(PlanProblem(a.topic, a.partition, m) for m in _check_one(a, ctx, rack_of))
+    if ctx.partition_counts is not None:
+        for topic, count in ctx.partition_counts.items():
+            missing = [p for p in range(count) if (topic, p) not in seen]
+            if missing:
+                problems.append(
+                    PlanProblem(topic, missing[0], f"{len(missing)} partition(s) left unassigned")
+                )
+    if ctx.drained:
+        for key, a in ctx.current.items():
+            if key not in seen and set(a.replicas) & ctx.drained:
+                problems.append(PlanProblem(*key, "still on a drained broker after the plan"))
+    return problems
+
+
+def verify_plan(plan: list[PartitionAssignment], ctx: PlanContext) -> None:
+    """Raise :class:`PlanCheckError` unless ``plan`` passes every check."""
+    problems = check_plan(plan, ctx)
+    if problems:
+        raise PlanCheckError(problems)
