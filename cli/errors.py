@@ -13,6 +13,7 @@ import typer
 
 from placement.errors import InputError, MrcPlanError, UsageError
 from placement.plan.checker import PlanCheckError
+from placement.solver.feasibility import InfeasibleError
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -23,6 +24,7 @@ EXIT_BUG = 101
 # first match wins; subclasses before their bases
 EXIT_CODES: list[tuple[type[MrcPlanError], int]] = [
     (PlanCheckError, EXIT_BUG),
+    (InfeasibleError, EXIT_FINDINGS),
     (UsageError, EXIT_USAGE),
     (InputError, EXIT_USAGE),
 ]
