@@ -1,0 +1,214 @@
+"""Repair, drain and exclude with the fewest added replicas (the default `assign` mode).
+
+For a partition that must change (it breaks its policy, or sits on a drained, dead or
+rack-less broker), every rack of its policy keeps as many of the partition's current
+brokers there as the policy allows; only the shortfall is added. That is exactly the
+lower bound on added replicas, so moves = bound by construction. The freedom left is
+*where* each added replica goes: the least-loaded eligible broker of the rack (bytes when
+sizes are known, else replicas), and which replica leads: the current leader when it may,
+else the sync replica of the leader rack that leads the fewest partitions. Roles are
+swapped freely among kept brokers: that moves no data.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from placement.model.assignment import PartitionAssignment
+from placement.model.inventory import Inventory
+from placement.model.policy import PlacementPolicy
+
+Key = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Request:
+    inventory: Inventory
+    policies: Mapping[str, PlacementPolicy]
+    current: Sequence[PartitionAssignment] = ()
+    fresh: Mapping[str, int] = field(default_factory=dict)  # topic -> partitions to create
+    drained: frozenset[int] = frozenset()
+    excluded: frozenset[int] = frozenset()
+    sizes: Mapping[Key, int] = field(default_factory=dict)
+
+
+@dataclass
+class Load:
+    """Replicas, bytes and preferred leaders per broker, kept up to date while planning."""
+
+    replicas: dict[int, int]
+    bytes: dict[int, int]
+    leaders: dict[int, int]
+
+    @classmethod
+    def of(
+        cls,
+        brokers: Iterable[int],
+        assignments: Iterable[PartitionAssignment],
+        sizes: Mapping[Key, int],
+    ) -> Load:
+        load = cls({b: 0 for b in brokers}, {b: 0 for b in brokers}, {b: 0 for b in brokers})
+        for a in assignments:
+            load.add(a, sizes.get(a.key, 0), +1)
+        return load
+
+    def add(self, a: PartitionAssignment, size: int, sign: int) -> None:
+        for b in a.replicas:
+            self.replicas[b] = self.replicas.get(b, 0) + sign
+            self.bytes[b] = self.bytes.get(b, 0) + sign * size
+        if a.replicas:
+            self.leaders[a.replicas[0]] = self.leaders.get(a.replicas[0], 0) + sign
+
+
+@dataclass
+class RackPicker:
+    """The least-loaded eligible broker of a rack, in O(log n) per pick."""
+
+    weight: dict[int, int]
+    heap: list[tuple[int, int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.heap = [(w, b) for b, w in self.weight.items()]
+        heapq.heapify(self.heap)
+
+    def take(self, count: int, avoid: set[int], cost: int) -> list[int]:
+        chosen: list[int] = []
+        skipped: list[tuple[int, int]] = []
+        while len(chosen) < count:
+            w, b = heapq.heappop(self.heap)  # IndexError: infeasible, checked beforehand
+            if w != self.weight[b]:
+                continue  # stale entry
+            if b in avoid:
+                skipped.append((w, b))
+                continue
+            chosen.append(b)
+        for b in chosen:
+            self.weight[b] += cost
+            heapq.heappush(self.heap, (self.weight[b], b))
+        for entry in skipped:
+            heapq.heappush(self.heap, entry)
+        return chosen
+
+    def release(self, broker: int, cost: int) -> None:
+        if broker in self.weight:
+            self.weight[broker] -= cost
+            heapq.heappush(self.heap, (self.weight[broker], broker))
+
+
+def needs_change(
+    a: PartitionAssignment,
+    policy: PlacementPolicy,
+    rack_of: Mapping[int, str | None],
+    unusable: set[int],
+) -> bool:
+    if set(a.replicas) & unusable or len(set(a.replicas)) != len(a.replicas):
+        return True
+    got: dict[str | None, list[int]] = {}
+    for b in a.sync:
+        got.setdefault(rack_of.get(b), [0, 0])[0] += 1
+    for b in a.observers:
+        got.setdefault(rack_of.get(b), [0, 0])[1] += 1
+    if {r: (c[0], c[1]) for r, c in got.items()} != policy.per_rack():
+        return True
+    return rack_of.get(a.replicas[0]) != policy.replicas[0].constraints.rack
+
+
+def lower_bound(req: Request) -> int:
+    """Added replicas no plan can avoid: per partition and rack, the policy's count minus
+    the current brokers there that may stay (in the inventory, not drained)."""
+    rack_of = {b.id: b.rack for b in req.inventory.brokers}
+    bound = sum(
+        n * (req.policies[t].sync_count + req.policies[t].observer_count)
+        for t, n in req.fresh.items()
+    )
+    for a in req.current:
+        policy = req.policies.get(a.topic)
+        if policy is None:
+            continue
+        for rack, (s, o) in policy.per_rack().items():
+            here = sum(
+                1 for b in set(a.replicas) if rack_of.get(b) == rack and b not in req.drained
+            )
+            bound += max(0, s + o - here)
+    return bound
+
+
+def plan_repair(req: Request) -> list[PartitionAssignment]:
+    """The changed partitions (all of them for fresh topics), sorted by topic and partition."""
+    rack_of = {b.id: b.rack for b in req.inventory.brokers}
+    members: dict[str, list[int]] = {}
+    for node in req.inventory.brokers:
+        if node.rack is not None:
+            members.setdefault(node.rack, []).append(node.id)
+    usable = {b for b, r in rack_of.items() if r is not None} - set(req.drained)
+    unusable = {b for a in req.current for b in a.replicas if b not in usable}
+    use_bytes = bool(req.sizes)
+    load = Load.of(rack_of, req.current, req.sizes)
+
+    todo: list[tuple[PartitionAssignment | None, str, int]] = []
+    for cur in req.current:
+        policy = req.policies.get(cur.topic)
+        if policy is not None and needs_change(cur, policy, rack_of, unusable):
+            todo.append((cur, cur.topic, cur.partition))
+    for topic, count in sorted(req.fresh.items()):
+        todo.extend((None, topic, p) for p in range(count))
+    # biggest first so the bytes balance well; then a fixed order for determinism
+    todo.sort(key=lambda t: (-req.sizes.get((t[1], t[2]), 0), t[1], t[2]))
+
+    # remove what changes from the load before choosing where new replicas go
+    for before, _, _ in todo:
+        if before is not None:
+            load.add(before, req.sizes.get(before.key, 0), -1)
+
+    def weight(b: int) -> int:
+        return load.bytes[b] if use_bytes else load.replicas[b]
+
+    pickers = {
+        rack: RackPicker({b: weight(b) for b in ids if b in usable and b not in req.excluded})
+        for rack, ids in members.items()
+    }
+    plan: list[PartitionAssignment] = []
+    for a, topic, partition in todo:
+        policy = req.policies[topic]
+        size = req.sizes.get((topic, partition), 0)
+        cost = size if use_bytes else 1
+        old = a.replicas if a is not None else ()
+        old_sync = set(a.sync) if a is not None else set()
+        holding = set(old)
+        chosen: dict[str, list[int]] = {}
+        for rack, (s, o) in policy.per_rack().items():
+            here = [b for b in dict.fromkeys(old) if rack_of.get(b) == rack and b in usable]
+            # keep sync replicas first (fewest role changes), then the lighter brokers
+            here.sort(key=lambda b: (b not in old_sync, weight(b), b))
+            keep = here[: s + o]
+            add = pickers[rack].take(s + o - len(keep), holding, cost)
+            holding.update(add)
+            chosen[rack] = keep + add
+            for b in keep:
+                if b in pickers[rack].weight:
+                    pickers[rack].weight[b] += cost
+                    heapq.heappush(pickers[rack].heap, (pickers[rack].weight[b], b))
+        sync: list[int] = []
+        observers: list[int] = []
+        for rack, (s, _) in policy.per_rack().items():
+            brokers = sorted(chosen[rack], key=lambda b: (b not in old_sync, b))
+            sync.extend(brokers[:s])
+            observers.extend(brokers[s:])
+        lead_rack = policy.replicas[0].constraints.rack
+        candidates = [b for b in sync if rack_of.get(b) == lead_rack]
+        leader = (
+            old[0]
+            if old and old[0] in candidates
+            else min(candidates, key=lambda b: (load.leaders.get(b, 0), b))
+        )
+        sync.remove(leader)
+        new = PartitionAssignment(topic, partition, (leader, *sync, *observers), tuple(observers))
+        for b in new.replicas:
+            load.replicas[b] = load.replicas.get(b, 0) + 1
+            load.bytes[b] = load.bytes.get(b, 0) + size
+        load.leaders[leader] = load.leaders.get(leader, 0) + 1
+        if a is None or new.replicas != a.replicas or new.observers != a.observers:
+            plan.append(new)
+    return sorted(plan, key=lambda p: (p.topic, p.partition))
