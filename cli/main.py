@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from . import snapshot
+from . import assign, snapshot
 from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
 
 app = typer.Typer(
@@ -27,6 +27,7 @@ app = typer.Typer(
 
 
 app.add_typer(snapshot.app, name="snapshot")
+app.command("assign")(assign.assign)
 
 
 class Format(StrEnum):

@@ -13,7 +13,7 @@ swapped freely among kept brokers: that moves no data.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from placement.model.assignment import PartitionAssignment
@@ -97,6 +97,119 @@ class RackPicker:
             heapq.heappush(self.heap, (self.weight[broker], broker))
 
 
+def _even_out(
+    weight: dict[int, int],
+    rack: str,
+    todo: Sequence[tuple[PartitionAssignment | None, str, int]],
+    keeps: Sequence[Mapping[str, list[int]]],
+    adds: Sequence[dict[str, list[int]]],
+    sizes: Mapping[Key, int],
+    use_bytes: bool,
+) -> None:
+    """Move added replicas from the heaviest to lighter brokers of ``rack`` while it helps."""
+    if len(weight) < 2:
+        return
+    placed: dict[int, list[int]] = {b: [] for b in weight}  # broker -> todo indices added there
+    for i, added in enumerate(adds):
+        for b in added.get(rack, ()):
+            placed[b].append(i)
+
+    def cost(i: int) -> int:
+        _, topic, partition = todo[i]
+        return sizes.get((topic, partition), 0) if use_bytes else 1
+
+    def holds(i: int, b: int) -> bool:
+        before = todo[i][0]
+        return (
+            b in adds[i].get(rack, ())
+            or b in keeps[i].get(rack, ())
+            or (before is not None and b in before.replicas)
+        )
+
+    def move(i: int, src: int, dst: int) -> None:
+        adds[i][rack] = [dst if b == src else b for b in adds[i][rack]]
+        placed[src].remove(i)
+        placed[dst].append(i)
+        weight[src] -= cost(i)
+        weight[dst] += cost(i)
+
+    if use_bytes:
+        _pairwise(weight, placed, cost, holds, move)
+        return
+    # unit weights: shift along a path heavy -> ... -> light; the brokers in between keep
+    # their load, so a chain finds moves no single swap can
+    stuck: set[int] = set()
+    for _ in range(sum(len(v) for v in placed.values()) + len(weight)):
+        sources = [b for b in weight if b not in stuck]
+        if not sources:
+            return
+        heavy = max(sources, key=lambda b: (weight[b], -b))
+        parent: dict[int, tuple[int, int]] = {}  # broker -> (previous broker, item moved)
+        frontier = [heavy]
+        seen = {heavy}
+        target = None
+        while frontier and target is None:
+            nxt = []
+            for src in frontier:
+                for i in placed[src]:
+                    for dst in sorted(weight, key=lambda b: (weight[b], b)):
+                        if dst in seen or holds(i, dst):
+                            continue
+                        seen.add(dst)
+                        parent[dst] = (src, i)
+                        if weight[dst] <= weight[heavy] - 2:
+                            target = dst
+                            break
+                        nxt.append(dst)
+                    if target is not None:
+                        break
+                if target is not None:
+                    break
+            frontier = nxt
+        if target is None:
+            stuck.add(heavy)
+            continue
+        node = target
+        while node != heavy:
+            src, i = parent[node]
+            move(i, src, node)
+            node = src
+
+
+def _pairwise(
+    weight: dict[int, int],
+    placed: dict[int, list[int]],
+    cost: Callable[[int], int],
+    holds: Callable[[int, int], bool],
+    move: Callable[[int, int, int], None],
+) -> None:
+    """Bytes: move the biggest added replica that narrows a heavy/light gap, while one does."""
+    for _ in range(sum(len(v) for v in placed.values()) + 1):
+        order = sorted(weight, key=lambda b: (weight[b], b))
+        done = True
+        for heavy in reversed(order):
+            for light in order:
+                gap = weight[heavy] - weight[light]
+                if gap < 2:
+                    break
+                item = next(
+                    (
+                        i
+                        for i in sorted(placed[heavy], key=lambda i: -cost(i))
+                        if cost(i) < gap and not holds(i, light)
+                    ),
+                    None,
+                )
+                if item is not None:
+                    move(item, heavy, light)
+                    done = False
+                    break
+            if not done:
+                break
+        if done:
+            return
+
+
 def needs_change(
     a: PartitionAssignment,
     policy: PlacementPolicy,
@@ -157,10 +270,29 @@ def plan_repair(req: Request) -> list[PartitionAssignment]:
     # biggest first so the bytes balance well; then a fixed order for determinism
     todo.sort(key=lambda t: (-req.sizes.get((t[1], t[2]), 0), t[1], t[2]))
 
-    # remove what changes from the load before choosing where new replicas go
-    for before, _, _ in todo:
-        if before is not None:
-            load.add(before, req.sizes.get(before.key, 0), -1)
+    # pass 1: what each changing partition keeps, per rack (sync replicas first: fewest
+    # role changes; then the busier brokers keep, so the lighter ones stay free)
+    keeps: list[dict[str, list[int]]] = []
+    for before, topic, _ in todo:
+        old = before.replicas if before is not None else ()
+        old_sync = set(before.sync) if before is not None else set()
+        keep: dict[str, list[int]] = {}
+        for rack, (s, o) in req.policies[topic].per_rack().items():
+            here = [b for b in dict.fromkeys(old) if rack_of.get(b) == rack and b in usable]
+            here.sort(key=lambda b: (b not in old_sync, b))
+            keep[rack] = here[: s + o]
+        keeps.append(keep)
+    # pass 2: the load once every replica that goes is gone, and the old leaders with them
+    for (before, _, _), keep in zip(todo, keeps, strict=True):
+        if before is None:
+            continue
+        size = req.sizes.get(before.key, 0)
+        kept = {b for ids in keep.values() for b in ids}
+        for b in before.replicas:
+            if b not in kept:
+                load.replicas[b] -= 1
+                load.bytes[b] -= size
+        load.leaders[before.replicas[0]] -= 1
 
     def weight(b: int) -> int:
         return load.bytes[b] if use_bytes else load.replicas[b]
@@ -169,31 +301,35 @@ def plan_repair(req: Request) -> list[PartitionAssignment]:
         rack: RackPicker({b: weight(b) for b in ids if b in usable and b not in req.excluded})
         for rack, ids in members.items()
     }
-    plan: list[PartitionAssignment] = []
-    for a, topic, partition in todo:
-        policy = req.policies[topic]
+    # pass 3: place what is missing on the least-loaded eligible brokers
+    adds: list[dict[str, list[int]]] = []
+    for (before, topic, partition), keep in zip(todo, keeps, strict=True):
         size = req.sizes.get((topic, partition), 0)
         cost = size if use_bytes else 1
-        old = a.replicas if a is not None else ()
-        old_sync = set(a.sync) if a is not None else set()
-        holding = set(old)
-        chosen: dict[str, list[int]] = {}
-        for rack, (s, o) in policy.per_rack().items():
-            here = [b for b in dict.fromkeys(old) if rack_of.get(b) == rack and b in usable]
-            # keep sync replicas first (fewest role changes), then the lighter brokers
-            here.sort(key=lambda b: (b not in old_sync, weight(b), b))
-            keep = here[: s + o]
-            add = pickers[rack].take(s + o - len(keep), holding, cost)
-            holding.update(add)
-            chosen[rack] = keep + add
-            for b in keep:
-                if b in pickers[rack].weight:
-                    pickers[rack].weight[b] += cost
-                    heapq.heappush(pickers[rack].heap, (pickers[rack].weight[b], b))
+        holding = set(before.replicas) if before is not None else set()
+        added: dict[str, list[int]] = {}
+        for rack, (s, o) in req.policies[topic].per_rack().items():
+            added[rack] = pickers[rack].take(s + o - len(keep[rack]), holding, cost)
+            holding.update(added[rack])
+        adds.append(added)
+    # pass 4: the greedy order can leave a rack uneven; moving an *added* replica to a
+    # lighter broker costs nothing, so do that while it narrows the spread
+    for rack, picker in pickers.items():
+        _even_out(picker.weight, rack, todo, keeps, adds, req.sizes, use_bytes)
+    # pass 5: roles and leaders
+    plan: list[PartitionAssignment] = []
+    for (before, topic, partition), keep, added in zip(todo, keeps, adds, strict=True):
+        policy = req.policies[topic]
+        size = req.sizes.get((topic, partition), 0)
+        old = before.replicas if before is not None else ()
+        old_sync = set(before.sync) if before is not None else set()
         sync: list[int] = []
         observers: list[int] = []
         for rack, (s, _) in policy.per_rack().items():
-            brokers = sorted(chosen[rack], key=lambda b: (b not in old_sync, b))
+            for b in added[rack]:
+                load.replicas[b] += 1
+                load.bytes[b] += size
+            brokers = sorted(keep[rack] + added[rack], key=lambda b: (b not in old_sync, b))
             sync.extend(brokers[:s])
             observers.extend(brokers[s:])
         lead_rack = policy.replicas[0].constraints.rack
@@ -204,11 +340,8 @@ def plan_repair(req: Request) -> list[PartitionAssignment]:
             else min(candidates, key=lambda b: (load.leaders.get(b, 0), b))
         )
         sync.remove(leader)
-        new = PartitionAssignment(topic, partition, (leader, *sync, *observers), tuple(observers))
-        for b in new.replicas:
-            load.replicas[b] = load.replicas.get(b, 0) + 1
-            load.bytes[b] = load.bytes.get(b, 0) + size
         load.leaders[leader] = load.leaders.get(leader, 0) + 1
-        if a is None or new.replicas != a.replicas or new.observers != a.observers:
+        new = PartitionAssignment(topic, partition, (leader, *sync, *observers), tuple(observers))
+        if before is None or new.replicas != before.replicas or new.observers != before.observers:
             plan.append(new)
     return sorted(plan, key=lambda p: (p.topic, p.partition))

@@ -1,0 +1,199 @@
+"""`assign`: load the cluster's state, plan, check the plan independently, summarize.
+
+The CLI renders the outcome; nothing here prints or writes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from placement.errors import InputError, UsageError
+from placement.io.describe import read_describe
+from placement.io.inventory import LoadedInventory
+from placement.io.reassignment import read_reassignment
+from placement.io.snapshot import read_snapshot
+from placement.io.topics import TopicSpec
+from placement.model.assignment import PartitionAssignment
+from placement.model.policy import PlacementPolicy
+from placement.plan.checker import PlanContext, verify_plan
+from placement.solver.feasibility import check_feasible
+from placement.solver.repair import Request, lower_bound, plan_repair
+
+Key = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class CurrentState:
+    assignments: list[PartitionAssignment]
+    policies: dict[str, PlacementPolicy] = field(default_factory=dict)  # from describe/snapshot
+    sizes: dict[Key, int] = field(default_factory=dict)
+
+
+def _policy(text: str, source: str, topic: str) -> PlacementPolicy:
+    try:
+        return PlacementPolicy.model_validate_json(text)
+    except ValidationError as exc:
+        raise InputError(
+            source,
+            f"topic {topic}: its confluent.placement.constraints is not a "
+            f"valid policy ({exc.errors()[0]['msg']})",
+            f"run `mrc-plan validate {source}` to see every finding",
+        ) from None
+
+
+def read_current(path: str | Path) -> CurrentState:
+    """Reassignment JSON, `kafka-topics --describe` text, or a snapshot directory."""
+    p = Path(path)
+    if p.is_dir():
+        snap = read_snapshot(p)
+        parts = snap.partitions
+        rows = zip(
+            *(
+                parts.column(c).to_pylist()
+                for c in ("topic", "partition", "replicas", "observers", "size_bytes")
+            ),
+            strict=True,
+        )
+        assignments, sizes = [], {}
+        for topic, partition, replicas, observers, size in rows:
+            assignments.append(
+                PartitionAssignment(topic, partition, tuple(replicas), tuple(observers or ()))
+            )
+            if size is not None:
+                sizes[(topic, partition)] = size
+        policies = {}
+        for topic, text in zip(
+            snap.topics.column("topic").to_pylist(),
+            snap.topics.column("placement").to_pylist(),
+            strict=True,
+        ):
+            if text:
+                policies[topic] = _policy(text, str(p), topic)
+        return CurrentState(assignments, policies, sizes)
+    head = p.read_bytes()[:4096].lstrip() if p.is_file() else b""
+    if head.startswith(b"Topic:") or b"\nTopic:" in head or b"\tTopic:" in head:
+        described = read_describe(p)
+        policies = {}
+        for name, topic in described.topics.items():
+            if topic.placement is not None and topic.placement.value.strip():
+                policies[name] = _policy(topic.placement.value, str(p), name)
+        return CurrentState([d.assignment() for d in described.partitions], policies)
+    return CurrentState(read_reassignment(p))
+
+
+@dataclass(frozen=True)
+class RackBalance:
+    rack: str
+    before: tuple[int, int]
+    after: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class AssignOutcome:
+    plan: list[PartitionAssignment]
+    rollback: list[PartitionAssignment]
+    replicas_added: int
+    replicas_removed: int
+    bytes_to_move: int
+    lower_bound: int
+    balance: list[RackBalance]
+    engine: str
+    seconds: float
+    unmanaged_topics: list[str]  # in the cluster, with no policy anywhere: left alone
+    missing_topics: list[str]  # in the topics file, not in the cluster: not created
+
+
+def _ids(inventory_ids: set[int], ids: Sequence[int], flag: str) -> frozenset[int]:
+    unknown = sorted(set(ids) - inventory_ids)
+    if unknown:
+        raise UsageError(
+            f"{flag}: broker(s) {', '.join(map(str, unknown))} are not in the inventory",
+            "use broker ids from --inventory",
+        )
+    return frozenset(ids)
+
+
+def _balance(
+    loaded: LoadedInventory,
+    before: Mapping[Key, PartitionAssignment],
+    after: Mapping[Key, PartitionAssignment],
+    drained: frozenset[int],
+) -> list[RackBalance]:
+    def load(state: Mapping[Key, PartitionAssignment]) -> Counter[int]:
+        return Counter(b for a in state.values() for b in a.replicas)
+
+    lb, la = load(before), load(after)
+    out = []
+    for rack in loaded.inventory.racks():
+        ids = [b.id for b in loaded.inventory.brokers if b.rack == rack and b.id not in drained]
+        if ids:
+            out.append(
+                RackBalance(
+                    rack,
+                    (min(lb[b] for b in ids), max(lb[b] for b in ids)),
+                    (min(la[b] for b in ids), max(la[b] for b in ids)),
+                )
+            )
+    return out
+
+
+def assign(
+    loaded: LoadedInventory,
+    topics: Sequence[TopicSpec],
+    current: CurrentState | None,
+    *,
+    drain: Sequence[int] = (),
+    exclude: Sequence[int] = (),
+) -> AssignOutcome:
+    started = time.perf_counter()
+    inv = loaded.inventory
+    ids = {b.id for b in inv.brokers}
+    drained = _ids(ids, drain, "--drain")
+    excluded = _ids(ids, exclude, "--exclude")
+    policies: dict[str, PlacementPolicy] = {}
+    if current is not None:
+        policies.update(current.policies)
+    policies.update({t.name: t.policy for t in topics})
+    assignments = current.assignments if current else []
+    present = {a.topic for a in assignments}
+    unmanaged = sorted(present - set(policies))
+    missing = sorted({t.name for t in topics} - present) if current is not None else []
+    fresh = {t.name: t.partitions for t in topics} if current is None else {}
+    managed = [a for a in assignments if a.topic in policies]
+    in_use = {t: policies[t] for t in present | set(fresh) if t in policies}
+    check_feasible(inv, in_use, drained=drained, excluded=excluded, current=managed)
+    req = Request(inv, in_use, managed, fresh, drained, excluded, current.sizes if current else {})
+    plan = plan_repair(req)
+    before = {a.key: a for a in managed}
+    verify_plan(
+        plan, PlanContext(inv, in_use, before, drained, excluded, partition_counts=fresh or None)
+    )
+    after = dict(before)
+    after.update({a.key: a for a in plan})
+    added = removed = moved = 0
+    sizes = req.sizes
+    for a in plan:
+        old = set(before[a.key].replicas) if a.key in before else set()
+        new = set(a.replicas)
+        added += len(new - old)
+        removed += len(old - new)
+        moved += sizes.get(a.key, 0) * len(new - old)
+    return AssignOutcome(
+        plan=plan,
+        rollback=[before[a.key] for a in plan if a.key in before],
+        replicas_added=added,
+        replicas_removed=removed,
+        bytes_to_move=moved,
+        lower_bound=lower_bound(req),
+        balance=_balance(loaded, before, after, drained),
+        engine="repair (keep-what-fits + least-loaded placement)",
+        seconds=time.perf_counter() - started,
+        unmanaged_topics=unmanaged,
+        missing_topics=missing,
+    )
