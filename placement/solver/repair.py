@@ -140,29 +140,31 @@ def _even_out(
     # their load, so a chain finds moves no single swap can
     stuck: set[int] = set()
     for _ in range(sum(len(v) for v in placed.values()) + len(weight)):
-        sources = [b for b in weight if b not in stuck]
+        floor = min(weight.values())
+        sources = [b for b in weight if b not in stuck and weight[b] >= floor + 2]
         if not sources:
-            return
+            return  # spread <= 1, or no chain can narrow it
         heavy = max(sources, key=lambda b: (weight[b], -b))
         parent: dict[int, tuple[int, int]] = {}  # broker -> (previous broker, item moved)
         frontier = [heavy]
         seen = {heavy}
         target = None
+        order = sorted(weight, key=lambda b: (weight[b], b))  # lightest first
         while frontier and target is None:
             nxt = []
             for src in frontier:
-                for i in placed[src]:
-                    for dst in sorted(weight, key=lambda b: (weight[b], b)):
-                        if dst in seen or holds(i, dst):
-                            continue
-                        seen.add(dst)
-                        parent[dst] = (src, i)
-                        if weight[dst] <= weight[heavy] - 2:
-                            target = dst
-                            break
-                        nxt.append(dst)
-                    if target is not None:
+                for dst in order:
+                    if dst in seen:
+                        continue
+                    item = next((i for i in placed[src] if not holds(i, dst)), None)
+                    if item is None:
+                        continue
+                    seen.add(dst)
+                    parent[dst] = (src, item)
+                    if weight[dst] <= weight[heavy] - 2:
+                        target = dst
                         break
+                    nxt.append(dst)
                 if target is not None:
                     break
             frontier = nxt
