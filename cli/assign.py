@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -42,6 +42,35 @@ def assign(
         str | None,
         typer.Option(help="Broker ids that take no new replica (existing ones may stay)."),
     ] = None,
+    rebalance: Annotated[
+        bool,
+        typer.Option(
+            "--rebalance",
+            help="Also move valid replicas until, per rack, brokers differ by at most one "
+            "replica (bytes within --tolerance when the snapshot has sizes).",
+        ),
+    ] = False,
+    balance_leaders: Annotated[
+        bool,
+        typer.Option(
+            "--balance-leaders",
+            help="Reorder replicas so preferred leaders differ by at most one per broker of "
+            "each lead rack, with the fewest leadership changes.",
+        ),
+    ] = False,
+    tolerance: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            help="--rebalance with sizes: bytes per broker may exceed the rack mean "
+            "by this fraction.",
+        ),
+    ] = 0.1,
+    seed: Annotated[int, typer.Option(help="Seed: same inputs and seed, same plan.")] = 0,
+    time_limit: Annotated[
+        float,
+        typer.Option(min=0.1, help="Seconds the exact engine may spend per rack."),
+    ] = 10.0,
     out: Annotated[
         Path | None,
         typer.Option(help="Write the reassignment JSON here (atomically); default: stdout."),
@@ -52,32 +81,47 @@ def assign(
             help="Write the current assignment of exactly the partitions the plan changes."
         ),
     ] = None,
+    election: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write the kafka-leader-election file: partitions whose preferred leader changes."
+        ),
+    ] = None,
 ) -> None:
-    """Plan the fewest moves that meet every topic's placement policy (repair mode).
+    """Plan the fewest moves that meet every topic's placement policy.
 
-    Only partitions that break their policy, or sit on a drained or dead broker, change;
-    each keeps what its policy allows and gains only what is missing. The plan is checked
-    by an independent checker before anything is written.
+    Default (repair): only partitions that break their policy, or sit on a drained or dead
+    broker, change; each keeps what its policy allows and gains only what is missing.
+    --rebalance also evens out every rack. The plan is checked by an independent checker
+    before anything is written.
     """
     from placement.io.atomic import write_atomic
     from placement.io.inventory import load_inventory
-    from placement.io.reassignment import render_reassignment
+    from placement.io.reassignment import render_election, render_reassignment
     from placement.io.topics import read_topics
     from placement.plan.assign import assign as run_assign
     from placement.plan.assign import read_current
     from placement.rules.base import CheckContext
+    from placement.solver.cpsat import SolveParams
+    from placement.solver.engine import Options
 
     loaded = load_inventory(inventory)
     specs = read_topics(topics, CheckContext(loaded.inventory))
     state = read_current(current) if current is not None else None
-    outcome = run_assign(
-        loaded, specs, state, drain=_ids(drain, "--drain"), exclude=_ids(exclude, "--exclude")
+    options = Options(
+        rebalance=rebalance,
+        balance_leaders=balance_leaders,
+        tolerance=tolerance,
+        params=SolveParams(time_limit=time_limit, seed=seed),
     )
-    err = sys.stderr.write
-    for topic in outcome.unmanaged_topics:
-        err(f"note: topic {topic} has no placement policy in --topics or the cluster: left alone\n")
-    for topic in outcome.missing_topics:
-        err(f"note: topic {topic} is in --topics but not in the cluster: create it first\n")
+    outcome = run_assign(
+        loaded,
+        specs,
+        state,
+        drain=_ids(drain, "--drain"),
+        exclude=_ids(exclude, "--exclude"),
+        options=options,
+    )
     if outcome.plan:
         text = render_reassignment(outcome.plan)
         if out is None:
@@ -86,18 +130,62 @@ def assign(
             write_atomic(out, text)
         if rollback is not None and outcome.rollback:
             write_atomic(rollback, render_reassignment(outcome.rollback))
+    if election is not None and outcome.election:
+        write_atomic(election, render_election(outcome.election))
+    summarize(outcome)
+
+
+def summarize(outcome: Any) -> None:
+    """The summary on stderr: what changes, how close to the bound, balance before/after."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 100)
+    for topic in outcome.unmanaged_topics:
+        console.print(
+            f"note: topic {topic} has no placement policy in --topics or the cluster: left alone"
+        )
+    for topic in outcome.missing_topics:
+        console.print(f"note: topic {topic} is in --topics but not in the cluster: create it first")
     gap = outcome.replicas_added - outcome.lower_bound
-    err(
+    pct = f": +{gap / outcome.lower_bound:.2%}" if gap and outcome.lower_bound else ""
+    console.print(
         f"partitions changed: {len(outcome.plan)}\n"
         f"replicas added: {outcome.replicas_added}, removed: {outcome.replicas_removed}, "
         f"bytes to move: {outcome.bytes_to_move:,}\n"
-        f"lower bound on added replicas: {outcome.lower_bound} (plan is {gap} above it)\n"
+        f"lower bound on added replicas: {outcome.lower_bound} (plan is {gap} above it{pct})"
     )
-    for b in outcome.balance:
-        err(
-            f"  {b.rack}: replicas per broker min/max {b.before[0]}/{b.before[1]} -> "
-            f"{b.after[0]}/{b.after[1]}\n"
+    if outcome.bytes_bound is not None:
+        console.print(
+            f"bytes over the cap that had to leave their broker: >= {outcome.bytes_bound:,}"
         )
-    err(f"engine: {outcome.engine}; {outcome.seconds:.2f} s\n")
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for col in ("rack", "replicas/broker before", "after", "leaders/broker before", "after"):
+        table.add_column(col)
+    leaders = {b.rack: b for b in outcome.leaders}
+    for b in outcome.balance:
+        lead = leaders.get(b.rack)
+        table.add_row(
+            b.rack,
+            f"{b.before[0]}..{b.before[1]}",
+            f"{b.after[0]}..{b.after[1]}",
+            f"{lead.before[0]}..{lead.before[1]}" if lead else "-",
+            f"{lead.after[0]}..{lead.after[1]}" if lead else "-",
+        )
+    console.print(table)
+    if outcome.leader_stats is not None:
+        ls = outcome.leader_stats
+        console.print(f"leadership changes: {ls.changes} (lower bound {ls.bound})")
+    for r in outcome.exact:
+        res = r.result
+        console.print(
+            f"CP-SAT {r.rack}: {res.status}, objective {res.objective}, bound {res.bound}, "
+            f"{res.seconds:.2f} s; fast path {r.fast_cost}; "
+            + ("CP-SAT plan used" if r.used else "fast plan kept")
+        )
+    console.print(f"engine: {outcome.engine}; {outcome.seconds:.2f} s")
     if not outcome.plan:
-        err("nothing to do: every partition already meets its policy\n")
+        console.print(
+            "nothing to do: every partition already meets its policy"
+            + (" and every rack is even" if outcome.engine.count("rebalance") else "")
+        )

@@ -11,7 +11,7 @@ from typing import ParamSpec, TypeVar
 
 import typer
 
-from placement.errors import InputError, MrcPlanError, UsageError
+from placement.errors import InputError, MrcPlanError, NoSolutionError, UsageError
 from placement.plan.checker import PlanCheckError
 from placement.solver.feasibility import InfeasibleError
 
@@ -25,6 +25,7 @@ EXIT_BUG = 101
 EXIT_CODES: list[tuple[type[MrcPlanError], int]] = [
     (PlanCheckError, EXIT_BUG),
     (InfeasibleError, EXIT_FINDINGS),
+    (NoSolutionError, EXIT_TIMEOUT),
     (UsageError, EXIT_USAGE),
     (InputError, EXIT_USAGE),
 ]

@@ -33,3 +33,7 @@ class InputError(MrcPlanError):
         self.path = path
         self.line = line
         self.column = column
+
+
+class NoSolutionError(MrcPlanError):
+    """No plan meeting every requirement was found within the time limit (exit 3)."""

@@ -209,3 +209,15 @@ def render_reassignment(assignments: Iterable[PartitionAssignment]) -> str:
 
 def write_reassignment(path: str | Path, assignments: Iterable[PartitionAssignment]) -> None:
     write_atomic(path, render_reassignment(assignments))
+
+
+def render_election(keys: Iterable[tuple[str, int]]) -> str:
+    """The `kafka-leader-election --path-to-json-data` file for these partitions, sorted."""
+    rows = sorted(set(keys))
+    if not rows:
+        raise ValueError("no partition to elect a leader for; nothing to write")
+    lines = [
+        json.dumps({"topic": t, "partition": p}, separators=(",", ":"), ensure_ascii=False)
+        for t, p in rows
+    ]
+    return '{"partitions":[\n' + ",\n".join(lines) + "\n]}\n"

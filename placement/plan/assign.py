@@ -22,8 +22,10 @@ from placement.io.topics import TopicSpec
 from placement.model.assignment import PartitionAssignment
 from placement.model.policy import PlacementPolicy
 from placement.plan.checker import PlanContext, verify_plan
+from placement.solver.engine import Options, RackSolve, solve
 from placement.solver.feasibility import check_feasible
-from placement.solver.repair import Request, lower_bound, plan_repair
+from placement.solver.leaders import LeaderStats
+from placement.solver.repair import Request
 
 Key = tuple[str, int]
 
@@ -98,11 +100,16 @@ class RackBalance:
 class AssignOutcome:
     plan: list[PartitionAssignment]
     rollback: list[PartitionAssignment]
+    election: list[Key]  # partitions whose preferred leader the plan changes
     replicas_added: int
     replicas_removed: int
     bytes_to_move: int
     lower_bound: int
+    bytes_bound: int | None
     balance: list[RackBalance]
+    leaders: list[RackBalance]  # preferred leaders per broker of each lead rack
+    leader_stats: LeaderStats | None
+    exact: list[RackSolve]
     engine: str
     seconds: float
     unmanaged_topics: list[str]  # in the cluster, with no policy anywhere: left alone
@@ -119,27 +126,43 @@ def _ids(inventory_ids: set[int], ids: Sequence[int], flag: str) -> frozenset[in
     return frozenset(ids)
 
 
+def _minmax(counts: Counter[int], ids: list[int]) -> tuple[int, int]:
+    return (min(counts[b] for b in ids), max(counts[b] for b in ids))
+
+
 def _balance(
     loaded: LoadedInventory,
     before: Mapping[Key, PartitionAssignment],
     after: Mapping[Key, PartitionAssignment],
     drained: frozenset[int],
 ) -> list[RackBalance]:
-    def load(state: Mapping[Key, PartitionAssignment]) -> Counter[int]:
-        return Counter(b for a in state.values() for b in a.replicas)
-
-    lb, la = load(before), load(after)
+    lb = Counter(b for a in before.values() for b in a.replicas)
+    la = Counter(b for a in after.values() for b in a.replicas)
     out = []
     for rack in loaded.inventory.racks():
         ids = [b.id for b in loaded.inventory.brokers if b.rack == rack and b.id not in drained]
         if ids:
-            out.append(
-                RackBalance(
-                    rack,
-                    (min(lb[b] for b in ids), max(lb[b] for b in ids)),
-                    (min(la[b] for b in ids), max(la[b] for b in ids)),
-                )
-            )
+            out.append(RackBalance(rack, _minmax(lb, ids), _minmax(la, ids)))
+    return out
+
+
+def _leader_balance(
+    loaded: LoadedInventory,
+    policies: Mapping[str, PlacementPolicy],
+    before: Mapping[Key, PartitionAssignment],
+    after: Mapping[Key, PartitionAssignment],
+    unusable: frozenset[int],
+) -> list[RackBalance]:
+    def leaders(state: Mapping[Key, PartitionAssignment]) -> Counter[int]:
+        return Counter(a.replicas[0] for a in state.values() if a.replicas)
+
+    lb, la = leaders(before), leaders(after)
+    lead_racks = {policies[a.topic].replicas[0].constraints.rack for a in after.values()}
+    out = []
+    for rack in loaded.inventory.racks():
+        ids = [b.id for b in loaded.inventory.brokers if b.rack == rack and b.id not in unusable]
+        if ids and rack in lead_racks:
+            out.append(RackBalance(rack, _minmax(lb, ids), _minmax(la, ids)))
     return out
 
 
@@ -150,8 +173,10 @@ def assign(
     *,
     drain: Sequence[int] = (),
     exclude: Sequence[int] = (),
+    options: Options | None = None,
 ) -> AssignOutcome:
     started = time.perf_counter()
+    options = options or Options()
     inv = loaded.inventory
     ids = {b.id for b in inv.brokers}
     drained = _ids(ids, drain, "--drain")
@@ -169,7 +194,8 @@ def assign(
     in_use = {t: policies[t] for t in present | set(fresh) if t in policies}
     check_feasible(inv, in_use, drained=drained, excluded=excluded, current=managed)
     req = Request(inv, in_use, managed, fresh, drained, excluded, current.sizes if current else {})
-    plan = plan_repair(req)
+    solution = solve(req, options)
+    plan = solution.plan
     before = {a.key: a for a in managed}
     verify_plan(
         plan, PlanContext(inv, in_use, before, drained, excluded, partition_counts=fresh or None)
@@ -187,12 +213,19 @@ def assign(
     return AssignOutcome(
         plan=plan,
         rollback=[before[a.key] for a in plan if a.key in before],
+        election=[
+            a.key for a in plan if a.key in before and before[a.key].replicas[0] != a.replicas[0]
+        ],
         replicas_added=added,
         replicas_removed=removed,
         bytes_to_move=moved,
-        lower_bound=lower_bound(req),
+        lower_bound=solution.lower_bound,
+        bytes_bound=solution.bytes_bound,
         balance=_balance(loaded, before, after, drained),
-        engine="repair (keep-what-fits + least-loaded placement)",
+        leaders=_leader_balance(loaded, in_use, before, after, drained | excluded),
+        leader_stats=solution.leaders,
+        exact=solution.exact,
+        engine=solution.engine,
         seconds=time.perf_counter() - started,
         unmanaged_topics=unmanaged,
         missing_topics=missing,

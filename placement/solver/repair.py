@@ -100,7 +100,7 @@ class RackPicker:
 def _even_out(
     weight: dict[int, int],
     rack: str,
-    todo: Sequence[tuple[PartitionAssignment | None, str, int]],
+    todo: Sequence[PartitionAssignment],
     keeps: Sequence[Mapping[str, list[int]]],
     adds: Sequence[dict[str, list[int]]],
     sizes: Mapping[Key, int],
@@ -115,16 +115,10 @@ def _even_out(
             placed[b].append(i)
 
     def cost(i: int) -> int:
-        _, topic, partition = todo[i]
-        return sizes.get((topic, partition), 0) if use_bytes else 1
+        return sizes.get(todo[i].key, 0) if use_bytes else 1
 
     def holds(i: int, b: int) -> bool:
-        before = todo[i][0]
-        return (
-            b in adds[i].get(rack, ())
-            or b in keeps[i].get(rack, ())
-            or (before is not None and b in before.replicas)
-        )
+        return b in adds[i].get(rack, ()) or b in keeps[i].get(rack, ()) or b in todo[i].replicas
 
     def move(i: int, src: int, dst: int) -> None:
         adds[i][rack] = [dst if b == src else b for b in adds[i][rack]]
@@ -230,14 +224,14 @@ def needs_change(
     return rack_of.get(a.replicas[0]) != policy.replicas[0].constraints.rack
 
 
-def lower_bound(req: Request) -> int:
-    """Added replicas no plan can avoid: per partition and rack, the policy's count minus
-    the current brokers there that may stay (in the inventory, not drained)."""
+def lower_bound(req: Request) -> dict[str, int]:
+    """Added replicas no plan can avoid, per rack: per partition, the policy's count there
+    minus the current brokers there that may stay (in the inventory, not drained)."""
     rack_of = {b.id: b.rack for b in req.inventory.brokers}
-    bound = sum(
-        n * (req.policies[t].sync_count + req.policies[t].observer_count)
-        for t, n in req.fresh.items()
-    )
+    bound: dict[str, int] = {}
+    for t, n in req.fresh.items():
+        for rack, (s, o) in req.policies[t].per_rack().items():
+            bound[rack] = bound.get(rack, 0) + n * (s + o)
     for a in req.current:
         policy = req.policies.get(a.topic)
         if policy is None:
@@ -246,12 +240,12 @@ def lower_bound(req: Request) -> int:
             here = sum(
                 1 for b in set(a.replicas) if rack_of.get(b) == rack and b not in req.drained
             )
-            bound += max(0, s + o - here)
+            bound[rack] = bound.get(rack, 0) + max(0, s + o - here)
     return bound
 
 
 def plan_repair(req: Request) -> list[PartitionAssignment]:
-    """The changed partitions (all of them for fresh topics), sorted by topic and partition."""
+    """The changed partitions of ``req.current``, sorted by topic and partition."""
     rack_of = {b.id: b.rack for b in req.inventory.brokers}
     members: dict[str, list[int]] = {}
     for node in req.inventory.brokers:
@@ -262,32 +256,32 @@ def plan_repair(req: Request) -> list[PartitionAssignment]:
     use_bytes = bool(req.sizes)
     load = Load.of(rack_of, req.current, req.sizes)
 
-    todo: list[tuple[PartitionAssignment | None, str, int]] = []
-    for cur in req.current:
-        policy = req.policies.get(cur.topic)
-        if policy is not None and needs_change(cur, policy, rack_of, unusable):
-            todo.append((cur, cur.topic, cur.partition))
-    for topic, count in sorted(req.fresh.items()):
-        todo.extend((None, topic, p) for p in range(count))
+    todo = [
+        cur
+        for cur in req.current
+        if cur.topic in req.policies
+        and needs_change(cur, req.policies[cur.topic], rack_of, unusable)
+    ]
     # biggest first so the bytes balance well; then a fixed order for determinism
-    todo.sort(key=lambda t: (-req.sizes.get((t[1], t[2]), 0), t[1], t[2]))
+    todo.sort(key=lambda a: (-req.sizes.get(a.key, 0), a.key))
 
-    # pass 1: what each changing partition keeps, per rack (sync replicas first: fewest
-    # role changes; then the busier brokers keep, so the lighter ones stay free)
+    def weight(b: int) -> int:
+        return load.bytes[b] if use_bytes else load.replicas[b]
+
+    # pass 1: what each changing partition keeps, per rack: where it has more replicas
+    # than its policy allows, the lightest brokers keep theirs (the heavy ones shed)
     keeps: list[dict[str, list[int]]] = []
-    for before, topic, _ in todo:
-        old = before.replicas if before is not None else ()
-        old_sync = set(before.sync) if before is not None else set()
+    for before in todo:
         keep: dict[str, list[int]] = {}
-        for rack, (s, o) in req.policies[topic].per_rack().items():
-            here = [b for b in dict.fromkeys(old) if rack_of.get(b) == rack and b in usable]
-            here.sort(key=lambda b: (b not in old_sync, b))
+        for rack, (s, o) in req.policies[before.topic].per_rack().items():
+            here = [
+                b for b in dict.fromkeys(before.replicas) if rack_of.get(b) == rack and b in usable
+            ]
+            here.sort(key=lambda b: (weight(b), b))
             keep[rack] = here[: s + o]
         keeps.append(keep)
     # pass 2: the load once every replica that goes is gone, and the old leaders with them
-    for (before, _, _), keep in zip(todo, keeps, strict=True):
-        if before is None:
-            continue
+    for before, keep in zip(todo, keeps, strict=True):
         size = req.sizes.get(before.key, 0)
         kept = {b for ids in keep.values() for b in ids}
         for b in before.replicas:
@@ -296,21 +290,17 @@ def plan_repair(req: Request) -> list[PartitionAssignment]:
                 load.bytes[b] -= size
         load.leaders[before.replicas[0]] -= 1
 
-    def weight(b: int) -> int:
-        return load.bytes[b] if use_bytes else load.replicas[b]
-
     pickers = {
         rack: RackPicker({b: weight(b) for b in ids if b in usable and b not in req.excluded})
         for rack, ids in members.items()
     }
     # pass 3: place what is missing on the least-loaded eligible brokers
     adds: list[dict[str, list[int]]] = []
-    for (before, topic, partition), keep in zip(todo, keeps, strict=True):
-        size = req.sizes.get((topic, partition), 0)
-        cost = size if use_bytes else 1
-        holding = set(before.replicas) if before is not None else set()
+    for before, keep in zip(todo, keeps, strict=True):
+        cost = req.sizes.get(before.key, 0) if use_bytes else 1
+        holding = set(before.replicas)
         added: dict[str, list[int]] = {}
-        for rack, (s, o) in req.policies[topic].per_rack().items():
+        for rack, (s, o) in req.policies[before.topic].per_rack().items():
             added[rack] = pickers[rack].take(s + o - len(keep[rack]), holding, cost)
             holding.update(added[rack])
         adds.append(added)
@@ -320,11 +310,11 @@ def plan_repair(req: Request) -> list[PartitionAssignment]:
         _even_out(picker.weight, rack, todo, keeps, adds, req.sizes, use_bytes)
     # pass 5: roles and leaders
     plan: list[PartitionAssignment] = []
-    for (before, topic, partition), keep, added in zip(todo, keeps, adds, strict=True):
-        policy = req.policies[topic]
-        size = req.sizes.get((topic, partition), 0)
-        old = before.replicas if before is not None else ()
-        old_sync = set(before.sync) if before is not None else set()
+    for before, keep, added in zip(todo, keeps, adds, strict=True):
+        policy = req.policies[before.topic]
+        size = req.sizes.get(before.key, 0)
+        old = before.replicas
+        old_sync = set(before.sync)
         sync: list[int] = []
         observers: list[int] = []
         for rack, (s, _) in policy.per_rack().items():
@@ -343,7 +333,9 @@ def plan_repair(req: Request) -> list[PartitionAssignment]:
         )
         sync.remove(leader)
         load.leaders[leader] = load.leaders.get(leader, 0) + 1
-        new = PartitionAssignment(topic, partition, (leader, *sync, *observers), tuple(observers))
-        if before is None or new.replicas != before.replicas or new.observers != before.observers:
+        new = PartitionAssignment(
+            before.topic, before.partition, (leader, *sync, *observers), tuple(observers)
+        )
+        if new.replicas != before.replicas or new.observers != before.observers:
             plan.append(new)
     return sorted(plan, key=lambda p: (p.topic, p.partition))

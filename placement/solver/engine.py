@@ -1,0 +1,240 @@
+"""Choose and run the engines for one `assign` request; nothing here reads or writes files.
+
+- fresh topics: the ring layout (`fresh`), balanced by construction;
+- partitions that must change: the repair (`repair`), moves = lower bound by construction;
+- `--rebalance`: the fast leveling (`rebalance`) on the repaired state. When it cannot show
+  that a rack is at its lower bound and the rack is small enough, CP-SAT (`cpsat`) solves
+  that rack exactly, warm-started from the fast result, and its plan is kept if better;
+- `--balance-leaders`: reorder sync replicas (`leaders`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from placement.errors import NoSolutionError
+from placement.model.assignment import PartitionAssignment
+from placement.solver.cpsat import RackProblem, SolveParams, SolveResult, solve_rack
+from placement.solver.fresh import plan_fresh
+from placement.solver.leaders import LeaderStats, balance_leaders
+from placement.solver.rebalance import RackGoal, rebalance
+from placement.solver.repair import Request, lower_bound, plan_repair
+
+Key = tuple[str, int]
+
+# CP-SAT takes a rack only up to this many partition x broker booleans: measured here, a
+# model this size with a balanced hint solves in seconds; beyond it the fast path stands
+EXACT_LIMIT = 60_000
+
+
+@dataclass(frozen=True)
+class Options:
+    rebalance: bool = False
+    balance_leaders: bool = False
+    tolerance: float = 0.1  # bytes per broker may exceed the rack's mean by this fraction
+    params: SolveParams = field(default_factory=SolveParams)
+
+
+@dataclass(frozen=True)
+class RackSolve:
+    rack: str
+    result: SolveResult
+    fast_cost: int  # replicas the fast path added in the rack
+    used: bool  # CP-SAT's plan replaced the fast one
+
+
+@dataclass(frozen=True)
+class Solution:
+    plan: list[PartitionAssignment]
+    lower_bound: int  # on replicas added
+    bytes_bound: int | None  # rebalance by bytes: bytes that must leave over-cap brokers
+    engine: str
+    exact: list[RackSolve]
+    leaders: LeaderStats | None
+
+
+def _members(req: Request) -> dict[str, list[int]]:
+    members: dict[str, list[int]] = {}
+    for node in req.inventory.brokers:
+        if node.rack is not None:
+            members.setdefault(node.rack, []).append(node.id)
+    return members
+
+
+def _adds_in(
+    rack_ids: set[int],
+    after: Mapping[Key, PartitionAssignment],
+    before: Mapping[Key, PartitionAssignment],
+) -> int:
+    return sum(
+        1
+        for key, a in after.items()
+        for b in a.replicas
+        if b in rack_ids and b not in before[key].replicas
+    )
+
+
+def _spread(rack_ids: tuple[int, ...], after: Mapping[Key, PartitionAssignment]) -> int:
+    load = dict.fromkeys(rack_ids, 0)
+    for a in after.values():
+        for b in a.replicas:
+            if b in load:
+                load[b] += 1
+    return max(load.values()) - min(load.values())
+
+
+def _rack_problem(
+    goal: RackGoal,
+    req: Request,
+    after: Mapping[Key, PartitionAssignment],
+    before: Mapping[Key, PartitionAssignment],
+) -> tuple[RackProblem, list[Key]]:
+    """The rack's part of the rebalance, every partition with replicas there included."""
+    rack_of = {b.id: b.rack for b in req.inventory.brokers}
+    eligible = set(goal.brokers)
+    keys: list[Key] = []
+    need: list[int] = []
+    holds: list[tuple[int, ...]] = []
+    hint: list[tuple[int, ...]] = []
+    total = 0
+    for key in sorted(after):
+        count = sum(req.policies[key[0]].per_rack().get(goal.rack, (0, 0)))
+        if count == 0:
+            continue
+        keys.append(key)
+        need.append(count)
+        holds.append(
+            tuple(
+                b
+                for b in before[key].replicas
+                if rack_of.get(b) == goal.rack and b not in req.drained
+            )
+        )
+        now = tuple(b for b in after[key].replicas if rack_of.get(b) == goal.rack)
+        hint.append(now)
+        total += sum(1 for b in now if b in eligible)
+    q, r = divmod(total, len(goal.brokers))
+    problem = RackProblem(
+        brokers=goal.brokers,
+        need=tuple(need),
+        holds=tuple(holds),
+        cost=(1,) * len(keys),
+        load_min=q,
+        load_max=q + (1 if r else 0),
+        hint=tuple(hint),
+    )
+    return problem, keys
+
+
+def _apply(
+    rack: str,
+    rack_of: Mapping[int, str | None],
+    after: dict[Key, PartitionAssignment],
+    keys: list[Key],
+    chosen: tuple[tuple[int, ...], ...],
+) -> None:
+    """Swap each partition's brokers in ``rack`` for the chosen ones, roles kept by position."""
+    for key, pick in zip(keys, chosen, strict=True):
+        a = after[key]
+        now = [b for b in a.replicas if rack_of.get(b) == rack]
+        gone = [b for b in now if b not in pick]
+        new = [b for b in pick if b not in now]
+        if not gone:
+            continue
+        swap = dict(zip(gone, new, strict=True))
+        after[key] = PartitionAssignment(
+            a.topic,
+            a.partition,
+            tuple(swap.get(b, b) for b in a.replicas),
+            tuple(swap.get(b, b) for b in a.observers),
+        )
+
+
+def solve(req: Request, options: Options) -> Solution:
+    """The plan for ``req``: every partition that changes (all of them for fresh topics)."""
+    members = _members(req)
+    unusable = req.drained | req.excluded
+    bounds = lower_bound(req)
+    goals = [
+        RackGoal(rack, tuple(sorted(b for b in ids if b not in unusable)))
+        for rack, ids in sorted(members.items())
+    ]
+    if req.fresh:
+        plan = plan_fresh(req.policies, req.fresh, members, unusable, options.params.seed)
+        engine = "fresh (round-robin rings per rack, leaders leveled)"
+        return Solution(plan, sum(bounds.values()), None, engine, [], None)
+
+    before = {a.key: a for a in req.current}
+    after = dict(before)
+    after.update({a.key: a for a in plan_repair(req)})
+    engine = "repair (keep what fits, least-loaded placement)"
+    exact: list[RackSolve] = []
+    bytes_bound = None
+    if options.rebalance:
+        rack_bound = rebalance(after, before, goals, req.sizes, options.tolerance)
+        if req.sizes:
+            bytes_bound = sum(rack_bound.values())
+            engine += f" + rebalance by bytes (cap: rack mean + {options.tolerance:.0%})"
+        else:
+            engine += " + rebalance (direct moves, then chains)"
+            for rack in rack_bound:
+                bounds[rack] = max(bounds.get(rack, 0), rack_bound[rack])
+            exact = _exact_racks(req, goals, after, before, bounds, options.params)
+            if any(r.used for r in exact):
+                engine += " + CP-SAT per rack"
+    leaders = None
+    if options.balance_leaders:
+        rack_of = {b.id: b.rack for b in req.inventory.brokers}
+        leaders = balance_leaders(after, req.policies, rack_of, {g.rack: g.brokers for g in goals})
+    plan = [
+        a
+        for key, a in sorted(after.items())
+        if a.replicas != before[key].replicas or a.observers != before[key].observers
+    ]
+    return Solution(plan, sum(bounds.values()), bytes_bound, engine, exact, leaders)
+
+
+def _exact_racks(
+    req: Request,
+    goals: list[RackGoal],
+    after: dict[Key, PartitionAssignment],
+    before: Mapping[Key, PartitionAssignment],
+    bounds: Mapping[str, int],
+    params: SolveParams,
+) -> list[RackSolve]:
+    """CP-SAT on every rack the fast path left above its bound or uneven, if small enough."""
+    rack_of = {b.id: b.rack for b in req.inventory.brokers}
+    out = []
+    for goal in goals:
+        if not goal.brokers:
+            continue
+        fast = _adds_in(set(goal.brokers), after, before)
+        uneven = _spread(goal.brokers, after) > 1
+        if fast <= bounds.get(goal.rack, 0) and not uneven:
+            continue  # proven optimal already
+        problem, keys = _rack_problem(goal, req, after, before)
+        if len(keys) * len(goal.brokers) > EXACT_LIMIT:
+            if uneven:
+                raise NoSolutionError(
+                    f'rack "{goal.rack}": no plan with at most one replica of difference '
+                    f"between its brokers was found, and the rack is too large for the exact "
+                    f"engine ({len(keys)} partitions x {len(goal.brokers)} brokers)",
+                    "run without --rebalance, or rebalance fewer brokers at a time",
+                )
+            continue
+        result = solve_rack(problem, params)
+        better = result.chosen is not None and (
+            uneven or (result.objective is not None and result.objective < fast)
+        )
+        if better and result.chosen is not None:
+            _apply(goal.rack, rack_of, after, keys, result.chosen)
+        elif uneven:
+            raise NoSolutionError(
+                f'rack "{goal.rack}": no plan with at most one replica of difference between '
+                f"its brokers was found within {params.time_limit:g} s (CP-SAT: "
+                f"{result.status})",
+                "raise --time-limit, or run without --rebalance",
+            )
+        out.append(RackSolve(goal.rack, result, fast, better))
+    return out
