@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import cached_property
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
@@ -89,7 +90,12 @@ class PlacementPolicy(_Strict):
         return sum(c.count for c in self.observers)
 
     def per_rack(self) -> dict[str, tuple[int, int]]:
-        """rack -> (sync replicas, observers), in the order racks first appear."""
+        """rack -> (sync replicas, observers), in the order racks first appear (a copy)."""
+        return dict(self._per_rack)
+
+    @cached_property
+    def _per_rack(self) -> dict[str, tuple[int, int]]:
+        # planners ask once per partition: a million times on a large cluster
         out: dict[str, tuple[int, int]] = {}
         for c in self.replicas:
             s, o = out.get(c.constraints.rack, (0, 0))

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -62,26 +63,18 @@ def _members(req: Request) -> dict[str, list[int]]:
     return members
 
 
-def _adds_in(
-    rack_ids: set[int],
-    after: Mapping[Key, PartitionAssignment],
-    before: Mapping[Key, PartitionAssignment],
-) -> int:
-    return sum(
-        1
-        for key, a in after.items()
-        for b in a.replicas
-        if b in rack_ids and b not in before[key].replicas
-    )
-
-
-def _spread(rack_ids: tuple[int, ...], after: Mapping[Key, PartitionAssignment]) -> int:
-    load = dict.fromkeys(rack_ids, 0)
-    for a in after.values():
-        for b in a.replicas:
-            if b in load:
-                load[b] += 1
-    return max(load.values()) - min(load.values())
+def _load_and_adds(
+    after: Mapping[Key, PartitionAssignment], before: Mapping[Key, PartitionAssignment]
+) -> tuple[Counter[int], Counter[int]]:
+    """Replicas per broker after the plan, and how many of them the plan adds."""
+    load: Counter[int] = Counter()
+    adds: Counter[int] = Counter()
+    for key, a in after.items():
+        load.update(a.replicas)
+        old = before[key].replicas
+        if a.replicas != old:
+            adds.update(b for b in a.replicas if b not in old)
+    return load, adds
 
 
 def _rack_problem(
@@ -205,12 +198,14 @@ def _exact_racks(
 ) -> list[RackSolve]:
     """CP-SAT on every rack the fast path left above its bound or uneven, if small enough."""
     rack_of = {b.id: b.rack for b in req.inventory.brokers}
+    load, adds = _load_and_adds(after, before)
     out = []
     for goal in goals:
         if not goal.brokers:
             continue
-        fast = _adds_in(set(goal.brokers), after, before)
-        uneven = _spread(goal.brokers, after) > 1
+        fast = sum(adds[b] for b in goal.brokers)  # nothing may be added elsewhere
+        counts = [load[b] for b in goal.brokers]
+        uneven = max(counts) - min(counts) > 1
         if fast <= bounds.get(goal.rack, 0) and not uneven:
             continue  # proven optimal already
         problem, keys = _rack_problem(goal, req, after, before)

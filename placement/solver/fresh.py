@@ -10,7 +10,12 @@ ring is at least that long.
 
 The preferred leader of a partition is any of its brokers in its policy's first rack
 (roles within a rack are free in a fresh plan): the one with the fewest leaders so far,
-then leveled (`level.level_units`) so leaders differ by at most one per broker.
+then leveled (`level.level_units`) so leaders differ by at most one per broker. A rack
+lays out the topics it leads before the others, so their windows form one run, widest
+windows first: forced leaders (one-replica windows) last, in a run of their own. The
+leveling is exact for the windows it is given (no chain left means no better choice);
+a layout where one-replica windows trap a wider one (tiny topics on few brokers) can
+leave a spread of 2, which the summary shows.
 
 The seed permutes each rack's ring; seed 0 keeps broker-id order.
 """
@@ -70,17 +75,27 @@ def plan_fresh(
 ) -> list[PartitionAssignment]:
     """Every partition of ``counts`` (topic -> partitions), sorted by topic and partition."""
     ring = rings(members, unusable, seed)
-    cursor = dict.fromkeys(ring, 0)
     topics = sorted(t for t, n in counts.items() if n > 0)
-    windows: dict[str, dict[str, list[list[int]]]] = {}  # topic -> rack -> per partition
-    for topic in topics:
-        n_parts = counts[topic]
-        windows[topic] = {}
-        for rack, (s, o) in policies[topic].per_rack().items():
-            k, ids = s + o, ring[rack]
-            slots = _slots(n_parts * k, ids.size, k) + cursor[rack]
+
+    def lay_order(topic: str, rack: str) -> tuple[bool, int]:
+        # led from here first; among those the widest windows (most choice of leader)
+        # first, so the one-replica windows, whose leader is forced, come last in one run
+        leads = policies[topic].replicas[0].constraints.rack == rack
+        return (not leads, -sum(policies[topic].per_rack()[rack]) if leads else 0)
+
+    windows: dict[str, dict[str, list[list[int]]]] = {t: {} for t in topics}
+    for rack, ids in ring.items():
+        # the topics led from this rack first: their windows then form one run of the ring,
+        # so even a one-replica window (no choice of leader) keeps the leaders even
+        users = [t for t in topics if rack in policies[t].per_rack()]
+        users.sort(key=lambda t: lay_order(t, rack))
+        cursor = 0
+        for topic in users:
+            s, o = policies[topic].per_rack()[rack]
+            k, n_parts = s + o, counts[topic]
+            slots = _slots(n_parts * k, ids.size, k) + cursor
             windows[topic][rack] = ids[slots % ids.size].reshape(n_parts, k).tolist()
-            cursor[rack] = int((cursor[rack] + n_parts * k) % ids.size)
+            cursor = (cursor + n_parts * k) % ids.size
 
     # leaders: greedy fewest-so-far within the lead rack's window, then leveled per rack
     leaders: dict[str, list[int]] = {}

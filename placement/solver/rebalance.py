@@ -19,7 +19,7 @@ left, a chain (heavy -> middle -> light, each step a different partition) finish
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from placement.model.assignment import PartitionAssignment
@@ -57,19 +57,7 @@ class _Rack:
         self.load: dict[int, int] = dict.fromkeys(brokers, 0)
         self.kept: dict[int, int] = dict.fromkeys(self.load, 0)
         self.on: dict[int, dict[Key, None]] = {b: {} for b in self.load}
-
-    def index(self, a: PartitionAssignment) -> None:
-        for b in a.replicas:
-            if b in self.load:
-                self.load[b] += self.cost(a.key)
-                self.on[b][a.key] = None
-
-    def could_keep(self, old: PartitionAssignment) -> None:
-        # an upper bound on what ``b`` keeps: a partition over its count in this rack
-        # drops some, which only makes the bound below weaker, never wrong
-        for b in old.replicas:
-            if b in self.kept:
-                self.kept[b] += self.cost(old.key)
+        self.added: dict[int, set[Key]] = {b: set() for b in self.load}  # by this plan
 
     def cost(self, key: Key) -> int:
         return self.sizes.get(key, 0) if self.use_bytes else 1
@@ -78,26 +66,35 @@ class _Rack:
         self.after[key] = _replace(self.after[key], src, dst)
         del self.on[src][key]
         self.on[dst][key] = None
+        self.added[src].discard(key)
+        old = self.before.get(key)
+        if old is None or dst not in old.replicas:
+            self.added[dst].add(key)
         self.load[src] -= self.cost(key)
         self.load[dst] += self.cost(key)
 
-    def preference(self, b: int) -> list[Key]:
-        """Partitions on ``b`` in the order their replica there should leave."""
-
-        def rank(key: Key) -> tuple[int, int, Key]:
-            a = self.after[key]
-            old = self.before.get(key)
-            if old is None or b not in old.replicas:
-                role = 0  # added by this plan: moving it again adds nothing
-            elif b in a.observers:
-                role = 1
-            elif a.replicas[0] != b:
-                role = 2
-            else:
-                role = 3  # the preferred leader: moving it changes leadership too
-            return (role, -self.cost(key) if self.use_bytes else 0, key)
-
-        return sorted(self.on[b], key=rank)
+    def preference(self, b: int) -> Iterator[Key]:
+        """Partitions on ``b`` in the order their replica there should leave: added by this
+        plan (moving it again adds nothing), then followers, then preferred leaders (moving
+        those changes leadership too); by bytes, biggest first within each group. Lazy:
+        a broker usually sheds a few of its thousands."""
+        fresh = sorted(self.added[b])
+        rest: Iterator[Key] = (k for k in list(self.on[b]) if k not in self.added[b])
+        if self.use_bytes:
+            fresh.sort(key=lambda k: -self.cost(k))
+            rest = iter(sorted(rest, key=lambda k: -self.cost(k)))
+        leaders: list[Key] = []
+        for key in fresh:
+            if key in self.on[b]:  # still there: a chain may have moved it
+                yield key
+        for key in rest:
+            if self.after[key].replicas[0] == b:
+                leaders.append(key)
+            elif key in self.on[b]:
+                yield key
+        for key in leaders:
+            if key in self.on[b]:
+                yield key
 
 
 def count_targets(load: Mapping[int, int], kept: Mapping[int, int]) -> dict[int, int]:
@@ -202,13 +199,22 @@ def rebalance(
     use_bytes = bool(sizes)
     racks = {g.rack: _Rack(g.brokers, after, before, sizes, use_bytes) for g in goals if g.brokers}
     where = {b: r for r in racks.values() for b in r.load}
-    for a in after.values():
-        for r in {where[b] for b in a.replicas if b in where}:
-            r.index(a)
-        old = before.get(a.key)
-        if old is not None:
-            for r in {where[b] for b in old.replicas if b in where}:
-                r.could_keep(old)
+    for key, a in after.items():
+        w = sizes.get(key, 0) if use_bytes else 1
+        old = before.get(key)
+        for b in a.replicas:
+            r = where.get(b)
+            if r is not None:
+                r.load[b] += w
+                r.on[b][key] = None
+                if old is None or b not in old.replicas:
+                    r.added[b].add(key)
+        # what each broker could keep: a partition over its count in a rack drops some,
+        # which only makes the bound weaker, never wrong
+        for b in old.replicas if old is not None else ():
+            r = where.get(b)
+            if r is not None:
+                r.kept[b] += w
     bounds: dict[str, int] = {}
     for name, r in racks.items():
         if use_bytes:

@@ -212,22 +212,26 @@ def needs_change(
     rack_of: Mapping[int, str | None],
     unusable: set[int],
 ) -> bool:
-    if set(a.replicas) & unusable or len(set(a.replicas)) != len(a.replicas):
+    reps = a.replicas
+    if len(set(reps)) != len(reps) or not unusable.isdisjoint(reps):
         return True
-    got: dict[str | None, list[int]] = {}
-    for b in a.sync:
-        got.setdefault(rack_of.get(b), [0, 0])[0] += 1
-    for b in a.observers:
-        got.setdefault(rack_of.get(b), [0, 0])[1] += 1
-    if {r: (c[0], c[1]) for r, c in got.items()} != policy.per_rack():
+    if rack_of.get(reps[0]) != policy.replicas[0].constraints.rack:
         return True
-    return rack_of.get(a.replicas[0]) != policy.replicas[0].constraints.rack
+    n_sync = len(reps) - len(a.observers)
+    sync = [rack_of.get(b) for b in reps[:n_sync]]
+    observers = [rack_of.get(b) for b in reps[n_sync:]]
+    per_rack = policy.per_rack()
+    if sum(s for s, _ in per_rack.values()) != n_sync or len(observers) != sum(
+        o for _, o in per_rack.values()
+    ):
+        return True
+    return any(sync.count(r) != s or observers.count(r) != o for r, (s, o) in per_rack.items())
 
 
 def lower_bound(req: Request) -> dict[str, int]:
     """Added replicas no plan can avoid, per rack: per partition, the policy's count there
     minus the current brokers there that may stay (in the inventory, not drained)."""
-    rack_of = {b.id: b.rack for b in req.inventory.brokers}
+    live = {b.id: b.rack for b in req.inventory.brokers if b.id not in req.drained}
     bound: dict[str, int] = {}
     for t, n in req.fresh.items():
         for rack, (s, o) in req.policies[t].per_rack().items():
@@ -236,11 +240,11 @@ def lower_bound(req: Request) -> dict[str, int]:
         policy = req.policies.get(a.topic)
         if policy is None:
             continue
+        racks = [live.get(b) for b in set(a.replicas)]
         for rack, (s, o) in policy.per_rack().items():
-            here = sum(
-                1 for b in set(a.replicas) if rack_of.get(b) == rack and b not in req.drained
-            )
-            bound[rack] = bound.get(rack, 0) + max(0, s + o - here)
+            short = s + o - racks.count(rack)
+            if short > 0:
+                bound[rack] = bound.get(rack, 0) + short
     return bound
 
 
