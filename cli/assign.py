@@ -140,7 +140,7 @@ def summarize(outcome: Any) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 100)
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
     for topic in outcome.unmanaged_topics:
         console.print(
             f"note: topic {topic} has no placement policy in --topics or the cluster: left alone"
@@ -175,7 +175,15 @@ def summarize(outcome: Any) -> None:
     console.print(table)
     if outcome.leader_stats is not None:
         ls = outcome.leader_stats
-        console.print(f"leadership changes: {ls.changes} (lower bound {ls.bound})")
+        console.print(
+            f"leadership changes: {ls.changes}"
+            + (f" ({ls.evened_changes} where evened, lower bound {ls.bound})" if ls.bound else "")
+        )
+        if ls.uneven:
+            console.print(
+                f"leaders stay uneven in {', '.join(ls.uneven)}: no reordering of sync replicas "
+                "evens them (partitions there have a single sync replica in the lead rack)"
+            )
     for r in outcome.exact:
         res = r.result
         console.print(
@@ -185,7 +193,8 @@ def summarize(outcome: Any) -> None:
         )
     console.print(f"engine: {outcome.engine}; {outcome.seconds:.2f} s")
     if not outcome.plan:
-        console.print(
-            "nothing to do: every partition already meets its policy"
-            + (" and every rack is even" if outcome.engine.count("rebalance") else "")
-        )
+        console.print("nothing to do: every partition already meets its policy")
+    if "rebalance" not in outcome.engine and any(
+        b.after[1] - b.after[0] > 1 for b in outcome.balance
+    ):
+        console.print("hint: some racks are uneven; --rebalance evens them with the fewest moves")

@@ -22,7 +22,9 @@ Key = tuple[str, int]
 @dataclass(frozen=True)
 class LeaderStats:
     changes: int  # partitions whose preferred leader differs from before
-    bound: int  # fewest changes any plan needs to even the leaders out
+    bound: int  # fewest changes any plan needs to even the leaders of the evened racks
+    evened_changes: int  # the changes made in those racks (compare with bound)
+    uneven: tuple[str, ...]  # racks no reordering evens (a leader's rack holds no choice)
     spread_before: dict[str, tuple[int, int]]  # rack -> (min, max) leaders per broker
     spread_after: dict[str, tuple[int, int]]
 
@@ -57,7 +59,8 @@ def balance_leaders(
         policy = policies.get(key[0])
         if policy is not None:
             by_rack.setdefault(policy.replicas[0].constraints.rack, []).append(key)
-    bound = 0
+    bound = evened = 0
+    uneven: list[str] = []
     for rack, keys in by_rack.items():
         weight = dict.fromkeys(may_lead.get(rack, ()), 0)
         if not weight:
@@ -70,12 +73,26 @@ def balance_leaders(
             cands.append([b for b in a.sync if rack_of.get(b) == rack and b in weight])
             if a.replicas[0] in weight:
                 weight[a.replicas[0]] += 1
-        bound += excess(weight)
+        need = excess(weight)
         level_units(weight, at, cands)
+        made = 0
         for key, leader in zip(keys, at, strict=True):
             a = after[key]
             if leader != a.replicas[0]:
                 rest = tuple(b for b in a.replicas if b != leader)
                 after[key] = PartitionAssignment(a.topic, a.partition, (leader, *rest), a.observers)
+            made += after[key].replicas[0] != first.get(key)
+        if max(weight.values()) - min(weight.values()) <= 1:
+            bound += need
+            evened += made
+        else:
+            uneven.append(rack)
     changes = sum(1 for k, b in first.items() if after[k].replicas[0] != b)
-    return LeaderStats(changes, bound, spread_before, leader_spread(after, policies, may_lead))
+    return LeaderStats(
+        changes,
+        bound,
+        evened,
+        tuple(uneven),
+        spread_before,
+        leader_spread(after, policies, may_lead),
+    )

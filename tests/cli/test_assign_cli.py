@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from mrc_plan_cli.main import app
 from placement.io.reassignment import parse_reassignment, read_reassignment
+from placement.model.assignment import PartitionAssignment
 
 ROOT = Path(__file__).parent.parent.parent
 INV = str(ROOT / "examples" / "inventory.json")
@@ -159,3 +160,56 @@ def test_current_from_describe_with_a_dead_broker(tmp_path: Path) -> None:
     (a,) = parse_reassignment(r.stdout)
     assert a.key == ("t", 1) and a.replicas[0] == 3 and 77 not in a.replicas
     assert "topic other is in --topics but not in the cluster" in r.stderr
+
+
+GROWN = str(ROOT / "examples" / "inventory-expanded.json")
+
+
+def loads(state: dict[tuple[str, int], PartitionAssignment]) -> Counter[int]:
+    return Counter(b for a in state.values() for b in a.replicas)
+
+
+def test_rebalance_after_adding_brokers_evens_every_rack(tmp_path: Path) -> None:
+    current = fresh(tmp_path)
+    out, election = tmp_path / "rebalance.json", tmp_path / "election.json"
+    args = ["assign", "--inventory", GROWN, "--topics", TOPICS, "--current", str(current)]
+    r = runner.invoke(app, [*args, "--out", str(out)])
+    assert r.exit_code == 0 and not out.exists()  # repair alone: nothing breaks a policy
+    assert "--rebalance evens them" in r.stderr
+    r = runner.invoke(
+        app,
+        [*args, "--rebalance", "--balance-leaders", "--out", str(out), "--election", str(election)],
+    )
+    assert r.exit_code == 0, r.output
+    assert "(plan is 0 above it)" in r.stderr and "leadership changes:" in r.stderr
+    before = {a.key: a for a in read_reassignment(current)}
+    plan = read_reassignment(out)
+    after = before | {a.key: a for a in plan}
+    load = loads(after)
+    for rack in ([1, 2, 3, 4, 12], [5, 6, 7, 8, 13], [9, 10, 11]):
+        assert max(load[b] for b in rack) - min(load[b] for b in rack) <= 1
+    elected = json.loads(election.read_text())["partitions"]
+    changed = sorted(
+        [a.topic, a.partition] for a in plan if a.replicas[0] != before[a.key].replicas[0]
+    )
+    assert sorted([e["topic"], e["partition"]] for e in elected) == changed and changed
+
+
+def test_seed_and_time_limit_options(tmp_path: Path) -> None:
+    base = ["assign", "--inventory", INV, "--topics", TOPICS]
+    outs = []
+    for seed in ("3", "3", "4"):
+        out = tmp_path / f"s{len(outs)}.json"
+        r = runner.invoke(app, [*base, "--seed", seed, "--out", str(out)])
+        assert r.exit_code == 0, r.output
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] != outs[2]
+    r = runner.invoke(app, [*base, "--time-limit", "0"])
+    assert r.exit_code == 2
+
+
+def test_no_solution_is_exit_3() -> None:
+    from mrc_plan_cli.errors import exit_code_for
+    from placement.errors import NoSolutionError
+
+    assert exit_code_for(NoSolutionError("x")) == 3
