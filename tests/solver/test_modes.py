@@ -320,3 +320,22 @@ def test_fresh_single_replica_lead_windows_keep_leaders_even() -> None:
     _, after = run(Request(inv, policies, fresh=counts))
     leads = Counter(a.replicas[0] for a in after.values())
     assert spread(leads, rack_ids(inv, "a")) <= 1
+
+
+def test_exact_engine_replaces_a_fast_plan_above_the_bound() -> None:
+    from placement.solver.cpsat import SolveParams
+    from placement.solver.engine import _exact_racks
+    from placement.solver.rebalance import RackGoal
+
+    inv = inventory({"a": 4})
+    pol = policy({"a": 2})
+    before = {("t", 0): PA("t", 0, (1, 2)), ("t", 1): PA("t", 1, (3, 4))}
+    # even, but 2 replicas added where none is needed (a fast path that wandered)
+    after = {("t", 0): PA("t", 0, (1, 3)), ("t", 1): PA("t", 1, (2, 4))}
+    req = Request(inv, {"t": pol}, list(before.values()))
+    goals = [RackGoal("a", (1, 2, 3, 4))]
+    (solved,) = _exact_racks(req, goals, after, before, {"a": 0}, SolveParams(time_limit=5))
+    assert solved.used and solved.fast_cost == 2 and solved.result.status == "optimal"
+    assert solved.result.objective == 0
+    assert after == before
+    assert all(len(set(a.replicas)) == 2 for a in after.values())
