@@ -26,11 +26,18 @@ lint: $(STAMP)
 demo: $(STAMP)
 	@bash examples/demo.sh
 
-bench: $(STAMP)
+# the rebalance benchmark's reference, Yelp kafka-utils, in a venv of its own (old pins)
+KU_STAMP := .venv-kafka-utils/.installed
+$(KU_STAMP):
+	python3 -m venv .venv-kafka-utils
+	.venv-kafka-utils/bin/pip install --quiet kafka-utils==4.1.0
+	touch $@
+
+bench: $(STAMP) $(KU_STAMP)
 	$(BIN)/python bench/run.py
 
 schemas: $(STAMP)
 	$(BIN)/mrc-plan schema --write schemas
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-kafka-utils build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

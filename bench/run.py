@@ -28,7 +28,7 @@ from typing import Any
 from harness import ROOT
 
 # the default set, in this order; future: "score" (PySpark)
-BENCHMARKS = ["validate", "synth", "assign"]
+BENCHMARKS = ["validate", "synth", "assign", "rebalance"]
 
 OUT = ROOT / "bench" / "out" / "results.json"
 
