@@ -112,7 +112,7 @@ def assign(
         rebalance=rebalance,
         balance_leaders=balance_leaders,
         tolerance=tolerance,
-        params=SolveParams(time_limit=time_limit, seed=seed),
+        params=SolveParams(time_limit=time_limit, seed=seed, workers=1),
     )
     outcome = run_assign(
         loaded,

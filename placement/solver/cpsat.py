@@ -1,16 +1,39 @@
 """The exact engine for one rack's subproblem, with OR-Tools CP-SAT.
 
-Within a rack each item (a partition) must hold `need` replicas on distinct brokers. It may
-keep brokers it holds now, and receive replicas on the rack's open brokers; every replica
-it receives costs `cost` (1, or the partition's bytes). Replica counts (and bytes) per
-broker stay within bounds, counting what other partitions already put there (`base`).
-Without byte bounds this is a transportation problem, so the LP relaxation is tight and
-CP-SAT proves optimality quickly.
+Within a rack each item (a partition) must have `need` replicas on distinct brokers. It may
+keep brokers it holds now and receive replicas on the rack's open brokers; each replica it
+receives costs `cost` (1, or the partition's bytes). Replicas (and bytes) per open broker
+stay within bounds, counting what other partitions already put there (`base`).
 
-build → solve → extract are separate functions. CP-SAT is imported inside them: importing
+Without a byte bound this is a transportation problem: its LP relaxation has integral
+vertices, so an LP-driven search finds and proves the optimum almost at once, provided the
+LP is the whole model. Hence presolve off, every constraint in the LP from the start and a
+root LP allowed to finish (`_tune`). With CP-SAT's defaults the LP bound stalled below the
+optimum (359 vs 391) and the rack below took 10-30 s or ran out of time; with presolve on,
+5-18 s; with the default 2,000 root LP iterations one of the 20 runs below found nothing
+in 20 s. With a byte bound the LP is no longer exact and the search has real work to do.
+
+Measured on this machine (OR-Tools 9.15, 2 cores shared with other jobs), a rack of 20
+brokers x 1,000 items, need 1-2 each, replica spread <= 1 (load 75..76), skewed current
+placement (~400 replicas to add), unit or bytes costs, 5 seeds, build + solve: optimal
+every time in 1.3-3.7 s (unit costs) and 2.3-4.9 s (bytes), with `hint=None` (so the
+current placement, infeasible as a solution) or a balanced greedy hint, with 1 or 2
+workers alike. Building the model takes ~0.25 s; without any hint CP-SAT proves the optimum
+in 0.35 s, as a hint costs a first dive along it, but a feasible hint is a solution from the
+first instant. With a byte bound 5 % above the mean as well: optimal in ~14 s with 2
+workers, within 0.13 % of the bound after 20 s with 1.
+
+Determinism: with one worker the search is sequential, so the same problem and seed give the
+same result whenever the search ends by itself (optimal or infeasible); a result cut by
+`time_limit` depends on how far the machine got. With more workers CP-SAT races its
+subsolvers: the optimum is the same but, among tied placements, the one returned may
+differ (it did not in the benchmark runs). `interleave_search` would make that
+deterministic, but CP-SAT 9.15 aborts the whole process (CHECK failure `heuristics.
+fixed_search != nullptr`) when it is combined with a solution hint on some infeasible
+models, such as 2 items needing 2 of 3 brokers with at most 1 replica each.
+
+build -> solve -> extract are separate functions. CP-SAT is imported inside them: importing
 it costs ~0.7 s (it pulls pandas) and the CLI must start fast.
-
-Measured on this machine (OR-Tools 9.15, 2 workers): TODO.
 """
 
 from __future__ import annotations
@@ -21,12 +44,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from placement.errors import MrcPlanError
+
 Status = Literal["optimal", "feasible", "infeasible", "unknown", "model_invalid"]
 
 
 @dataclass(frozen=True)
 class SolveParams:
-    time_limit: float = 10.0  # seconds, finite, > 0
+    time_limit: float = 10.0  # seconds of wall time, finite, > 0
     workers: int = 2
     seed: int = 0
 
@@ -51,16 +76,16 @@ class SolveResult:
 class RackProblem:
     brokers: tuple[int, ...]  # brokers of the rack that may receive a replica
     need: tuple[int, ...]  # per item: replicas it must have in this rack
-    # per item: brokers of this rack it holds now and may keep; one outside `brokers` may be
-    # kept (a drained broker the policy still tolerates) but never receives
+    # per item: brokers of this rack it holds now and may keep; one outside `brokers` may
+    # be kept but never receives
     holds: tuple[tuple[int, ...], ...]
     cost: tuple[int, ...]  # per item: cost of adding one replica
     size: tuple[int, ...] = ()  # per item: weight for byte balance (empty = not used)
     load_min: int | None = None  # per broker in `brokers`: replicas >= load_min
     load_max: int | None = None  # per broker in `brokers`: replicas <= load_max
-    base: Mapping[int, int] = field(default_factory=dict)  # replicas from other partitions
+    base: Mapping[int, int] = field(default_factory=dict)  # replicas of other partitions
     bytes_max: int | None = None  # per broker in `brokers`: bytes <= bytes_max
-    base_bytes: Mapping[int, int] = field(default_factory=dict)  # bytes from other partitions
+    base_bytes: Mapping[int, int] = field(default_factory=dict)  # bytes of other partitions
     hint: tuple[tuple[int, ...], ...] | None = None  # a starting solution, maybe infeasible
 
     def __post_init__(self) -> None:
@@ -76,15 +101,11 @@ class RackProblem:
         if any(k < 0 for k in self.need):
             raise ValueError("need must be >= 0")
 
-    def allowed(self, item: int) -> tuple[int, ...]:
-        """The brokers item may choose: the open ones, then the ones it holds (sorted, unique)."""
-        return tuple(sorted(set(self.brokers).union(self.holds[item])))
-
 
 @dataclass(frozen=True)
 class _Built:
     model: Any  # cp_model.CpModel
-    x: list[dict[int, Any]]  # per item: broker -> Boolean "item has a replica there"
+    x: list[dict[int, Any]]  # per item: broker (ascending) -> "the item has a replica there"
 
 
 def _build(problem: RackProblem) -> _Built:
@@ -92,30 +113,28 @@ def _build(problem: RackProblem) -> _Built:
 
     model = cp_model.CpModel()
     x: list[dict[int, Any]] = []
-    on: dict[int, list[tuple[int, Any]]] = {b: [] for b in problem.brokers}
-    moved: list[tuple[int, Any]] = []
+    on: dict[int, list[tuple[int, Any]]] = {b: [] for b in sorted(set(problem.brokers))}
+    added: list[Any] = []
     for i, need in enumerate(problem.need):
         held = set(problem.holds[i])
-        xi = {b: model.new_bool_var(f"x{i}_{b}") for b in problem.allowed(i)}
+        xi = {b: model.new_bool_var(f"x{i}_{b}") for b in sorted(held.union(on))}
         x.append(xi)
         model.add(sum(xi.values()) == need)
         for b, v in xi.items():
             if b in on:
                 on[b].append((i, v))
             if b not in held:
-                moved.append((problem.cost[i], v))
+                added.append(problem.cost[i] * v)
     for b, items in on.items():
         count = sum(v for _, v in items)
-        lo = None if problem.load_min is None else problem.load_min - problem.base.get(b, 0)
-        hi = None if problem.load_max is None else problem.load_max - problem.base.get(b, 0)
-        if lo is not None:
-            model.add(count >= lo)
-        if hi is not None:
-            model.add(count <= hi)
+        if problem.load_min is not None:
+            model.add(count >= problem.load_min - problem.base.get(b, 0))
+        if problem.load_max is not None:
+            model.add(count <= problem.load_max - problem.base.get(b, 0))
         if problem.bytes_max is not None:
             weight = sum(problem.size[i] * v for i, v in items)
             model.add(weight <= problem.bytes_max - problem.base_bytes.get(b, 0))
-    model.minimize(sum(c * v for c, v in moved))
+    model.minimize(sum(added))
     start = problem.hint if problem.hint is not None else problem.holds
     for xi, picked in zip(x, start, strict=True):
         for b, v in xi.items():
@@ -123,19 +142,22 @@ def _build(problem: RackProblem) -> _Built:
     return _Built(model, x)
 
 
-def _extract(built: _Built, solver: Any, status: Status, seconds: float) -> SolveResult:
-    if status in ("infeasible", "model_invalid"):
-        return SolveResult(status, None, None, None, seconds, None)
-    raw_bound = solver.best_objective_bound
-    bound = math.ceil(raw_bound - 1e-6) if math.isfinite(raw_bound) else None
-    if status == "unknown":
-        return SolveResult(status, None, bound, None, seconds, None)
-    objective = round(solver.objective_value)
-    if status == "optimal":
-        bound = objective
-    gap = None if bound is None else (objective - bound) / max(1, objective)
-    chosen = tuple(tuple(b for b, v in xi.items() if solver.boolean_value(v)) for xi in built.x)
-    return SolveResult(status, objective, bound, gap, seconds, chosen)
+def _solver(params: SolveParams) -> Any:
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = params.time_limit
+    solver.parameters.num_workers = params.workers
+    solver.parameters.random_seed = params.seed
+    return solver
+
+
+def _tune(solver: Any) -> None:
+    """Parameters for this model; the module docstring says why and what they bought."""
+    p = solver.parameters
+    p.cp_model_presolve = False
+    p.add_lp_constraints_lazily = False
+    p.root_lp_iterations = 200_000  # the default 2,000 left one benchmark rack unsolved
 
 
 def _status(code: Any) -> Status:
@@ -151,20 +173,27 @@ def _status(code: Any) -> Status:
     return statuses[code]
 
 
-def _solver(params: SolveParams, workers: int) -> Any:
-    from ortools.sat.python import cp_model
-
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = params.time_limit
-    solver.parameters.num_workers = workers
-    solver.parameters.random_seed = params.seed
-    return solver
+def _extract(built: _Built, solver: Any, status: Status, seconds: float) -> SolveResult:
+    if status in ("infeasible", "model_invalid"):
+        return SolveResult(status, None, None, None, seconds, None)
+    raw = solver.best_objective_bound
+    # the objective is an integer: a fractional LP bound rounds up
+    bound = math.ceil(raw - 1e-6) if math.isfinite(raw) else None
+    if status == "unknown":
+        return SolveResult(status, None, bound, None, seconds, None)
+    objective = round(solver.objective_value)
+    if status == "optimal":
+        bound = objective
+    gap = None if bound is None else (objective - bound) / max(1, objective)
+    chosen = tuple(tuple(b for b, v in xi.items() if solver.boolean_value(v)) for xi in built.x)
+    return SolveResult(status, objective, bound, gap, seconds, chosen)
 
 
 def solve_rack(problem: RackProblem, params: SolveParams) -> SolveResult:
-    """Choose `need` brokers per item, moving the least data, within the load bounds."""
+    """Choose `need` brokers per item, adding the least cost, within the load bounds."""
     built = _build(problem)
-    solver = _solver(params, params.workers)
+    solver = _solver(params)
+    _tune(solver)
     started = time.perf_counter()
     code = solver.solve(built.model)
     seconds = time.perf_counter() - started
@@ -190,31 +219,40 @@ def explain_infeasible(
 ) -> list[str] | None:
     """Labels of requirements and availabilities that cannot all hold; None when they can.
 
-    One enforcement literal per requirement and per availability, all assumed true; CP-SAT
-    (one worker, as assumptions need) names a sufficient subset that is infeasible.
+    A requirement's literal demands its `need` replicas; an availability's literal says its
+    broker holds at most one of them (replicas of a partition sit on distinct brokers).
+    Brokers not listed do not exist. Switching an availability off relaxes the model, so
+    the brokers that make a request impossible appear in the explanation: "orders needs 3
+    replicas" with "broker 4" and "broker 5". CP-SAT, with one worker as assumptions need,
+    names a sufficient subset of the literals, all assumed true. Labels come back
+    requirements first, then availabilities, each in input order.
     """
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
     req_lits = [model.new_bool_var(f"req{k}") for k in range(len(requirements))]
     av_lits = [model.new_bool_var(f"av{k}") for k in range(len(available))]
-    by_broker: dict[int, list[Any]] = {}
+    offered: dict[int, list[Any]] = {}
     for a, lit in zip(available, av_lits, strict=True):
-        by_broker.setdefault(a.broker, []).append(lit)
-    for r, req in zip(requirements, req_lits, strict=True):
-        picks = []
-        for b, lits in by_broker.items():
-            pick = model.new_bool_var(f"pick{b}_{r.label}")
-            model.add_bool_or(lits).only_enforce_if(pick)  # picked only where available
-            picks.append(pick)
-        model.add(sum(picks) >= r.need).only_enforce_if(req)
+        offered.setdefault(a.broker, []).append(lit)
+    for k, (r, req) in enumerate(zip(requirements, req_lits, strict=True)):
+        placed = []
+        for b, lits in offered.items():
+            count = model.new_int_var(0, max(r.need, 0), f"r{k}_b{b}")
+            for lit in lits:
+                model.add(count <= 1).only_enforce_if(lit)
+            placed.append(count)
+        model.add(sum(placed) >= r.need).only_enforce_if(req)
     model.add_assumptions(req_lits + av_lits)
-    solver = _solver(params, 1)
+    solver = _solver(SolveParams(params.time_limit, 1, params.seed))
     status = _status(solver.solve(model))
-    if status != "infeasible":
+    if status in ("optimal", "feasible"):
         return None
+    if status != "infeasible":
+        raise MrcPlanError(
+            f"could not explain why the request is infeasible (CP-SAT status {status})",
+            "raise the solver time limit",
+        )
     core = set(solver.sufficient_assumptions_for_infeasibility())
-    labels = [x.label for x, lit in zip(requirements, req_lits, strict=True) if lit.index in core]
-    return labels + [
-        x.label for x, lit in zip(available, av_lits, strict=True) if lit.index in core
-    ]
+    labels = [r.label for r in requirements] + [a.label for a in available]
+    return [x for x, lit in zip(labels, req_lits + av_lits, strict=True) if lit.index in core]
