@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The tour behind `make demo`: validate the bundled good and broken placement files.
-# Exits 0 when mrc-plan behaves as a CI gate should (good files pass, broken files fail).
+# The tour behind `make demo`: validate the bundled good and broken placement files, then
+# plan a fresh layout, a drain and a rebalance. Exits 0 when mrc-plan behaves as it should.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -40,9 +40,33 @@ step "3. Every rule is documented: mrc-plan rules CODE"
 show "mrc-plan rules MRC102"
 mrc-plan rules MRC102
 
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+step "4. Plan: lay out every topic from scratch (replicas and leaders even per rack)"
+cmd=(mrc-plan assign --inventory examples/inventory.json --topics examples/topics.json
+     --out "$tmp/current.json")
+show "${cmd[*]}"
+"${cmd[@]}"
+
+step "5. Drain brokers 4 and 8: only their replicas move (moves = lower bound)"
+cmd=(mrc-plan assign --inventory examples/inventory.json --topics examples/topics.json
+     --current "$tmp/current.json" --drain 4,8 --out "$tmp/drain.json"
+     --rollback "$tmp/rollback.json")
+show "${cmd[*]}"
+"${cmd[@]}"
+show "head -3 $tmp/drain.json"
+head -3 "$tmp/drain.json"
+
+step "6. Brokers 12 and 13 join: rebalance onto them and even out the leaders"
+cmd=(mrc-plan assign --inventory examples/inventory-expanded.json --topics examples/topics.json
+     --current "$tmp/current.json" --rebalance --balance-leaders --out "$tmp/rebalance.json"
+     --election "$tmp/election.json")
+show "${cmd[*]}"
+"${cmd[@]}"
+
 if [[ $good -ne 0 || $broken -ne 1 ]]; then
     echo >&2
     echo "demo: FAILED: expected exit codes 0 and 1, got $good and $broken" >&2
     exit 1
 fi
-printf '\nNext: mrc-plan rules (all rules), mrc-plan validate --help, README.md.\n'
+printf '\nNext: mrc-plan rules (all rules), mrc-plan assign --help, README.md.\n'
