@@ -115,7 +115,7 @@ def table_path(root: Path, name: str) -> Path:
     )
 
 
-def _read_table(root: Path, name: str) -> pa.Table:
+def read_table(root: Path, name: str) -> pa.Table:
     path = table_path(root, name)
     try:
         table = pajson.read_json(path) if path.suffix == ".jsonl" else pq.read_table(path)
@@ -128,7 +128,7 @@ def read_snapshot(root: str | Path) -> Snapshot:
     r = Path(root)
     if not r.is_dir():
         raise InputError(str(r), "a snapshot is a directory holding brokers, topics, partitions")
-    return Snapshot(*(_read_table(r, n) for n in ("brokers", "topics", "partitions")))
+    return Snapshot(*(read_table(r, n) for n in ("brokers", "topics", "partitions")))
 
 
 def write_snapshot(

@@ -1,0 +1,138 @@
+"""The scoring job's one run function: reads, actions, and the numbers it returns.
+
+Brokers and topics are small and read on the driver (pyarrow); partitions are read by
+Spark and never collected: only aggregates come back.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from placement.errors import InputError
+from placement.io.snapshot import read_table, table_path
+from placement.model.policy import PlacementPolicy
+from placement.score.metrics import (
+    POLICY_SCHEMA,
+    broker_loads,
+    policy_rows,
+    rack_failure_columns,
+    rack_lookup,
+    with_policy,
+    with_racks,
+    with_violation,
+)
+
+PARTITIONS_DDL = (
+    "topic string, partition int, replicas array<int>, observers array<int>, "
+    "isr array<int>, leader int, size_bytes long"
+)
+
+
+@dataclass(frozen=True)
+class Stats:
+    min: float
+    max: float
+    mean: float
+    stddev: float
+
+    @classmethod
+    def of(cls, values: list[int]) -> Stats:
+        if not values:
+            return cls(0, 0, 0.0, 0.0)
+        mean = sum(values) / len(values)
+        var = sum((v - mean) ** 2 for v in values) / len(values)
+        return cls(min(values), max(values), mean, math.sqrt(var))
+
+
+@dataclass(frozen=True)
+class StateScore:
+    partitions: int
+    replicas: int
+    violations: int
+    balance: dict[str, Stats]  # replicas, leaders, bytes over every broker of the inventory
+    rack_failure: dict[str, dict[str, int]]  # rack -> offline, under_min_isr, promoted
+
+
+def _policies(root: Path, topics: Any, default_min_isr: int) -> list[Any]:
+    rows = []
+    for topic, text, min_isr in zip(
+        topics.column("topic").to_pylist(),
+        topics.column("placement").to_pylist(),
+        topics.column("min_isr").to_pylist(),
+        strict=True,
+    ):
+        policy = None
+        if text:
+            try:
+                policy = PlacementPolicy.model_validate_json(text)
+            except ValidationError as exc:
+                raise InputError(
+                    str(root),
+                    f"topic {topic}: its placement is not a valid policy "
+                    f"({exc.errors()[0]['msg']})",
+                    "run `mrc-plan validate` on the policy",
+                ) from None
+        rows.append((topic, policy, min_isr))
+    return policy_rows(rows, default_min_isr)
+
+
+def read_partitions(spark: Any, root: Path) -> Any:
+    path = table_path(root, "partitions")
+    reader = spark.read.schema(PARTITIONS_DDL)
+    return reader.json(str(path)) if path.suffix == ".jsonl" else reader.parquet(str(path))
+
+
+def score_state(
+    spark: Any, parts: Any, racks: Mapping[int, str | None], policies: Any
+) -> StateScore:
+    """Violations, balance and rack failure of one state of the cluster."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    enriched = (
+        parts.transform(with_policy(policies))
+        .transform(with_racks(rack_lookup(racks)))
+        .transform(with_violation)
+    )
+    rack_names = sorted({r for r in racks.values() if r is not None})
+    row = enriched.agg(
+        F.count("*").alias("partitions"),
+        F.sum(F.size("replicas")).alias("replicas"),
+        F.sum(F.when(F.col("violates"), 1).otherwise(0)).alias("violations"),
+        *rack_failure_columns(rack_names),
+    ).first()
+    loads = {r["broker"]: r for r in broker_loads(parts).collect()}  # one row per broker
+    balance = {}
+    for metric in ("replicas", "leaders", "bytes"):
+        balance[metric] = Stats.of([int(loads[b][metric]) if b in loads else 0 for b in racks])
+    failure = {
+        rack: {k: int(row[f"{rack}\x00{k}"] or 0) for k in ("offline", "under_min_isr", "promoted")}
+        for rack in rack_names
+    }
+    return StateScore(
+        partitions=int(row["partitions"]),
+        replicas=int(row["replicas"] or 0),
+        violations=int(row["violations"] or 0),
+        balance=balance,
+        rack_failure=failure,
+    )
+
+
+def score_snapshot(spark: Any, root: str | Path, default_min_isr: int = 1) -> StateScore:
+    r = Path(root)
+    brokers = read_table(r, "brokers")
+    topics = read_table(r, "topics")
+    racks = dict(
+        zip(
+            brokers.column("broker_id").to_pylist(),
+            brokers.column("rack").to_pylist(),
+            strict=True,
+        )
+    )
+    policies = spark.createDataFrame(_policies(r, topics, default_min_isr), POLICY_SCHEMA)
+    return score_state(spark, read_partitions(spark, r), racks, policies)
