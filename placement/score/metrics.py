@@ -154,3 +154,56 @@ def broker_loads(parts: DataFrame) -> DataFrame:
             F.sum("size").alias("bytes"),
         )
     )
+
+
+def with_plan(plan: DataFrame) -> Any:
+    """Apply a plan: ``old_replicas`` keeps the state before, ``replicas``/``observers``
+    become the plan's where it has the partition (partitions not in the plan keep theirs)."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    renamed = plan.select(
+        "topic",
+        "partition",
+        F.col("replicas").alias("plan_replicas"),
+        F.col("observers").alias("plan_observers"),
+    )
+
+    def transform(parts: DataFrame) -> DataFrame:
+        joined = parts.join(renamed, ["topic", "partition"], "left")
+        changed = F.col("plan_replicas").isNotNull()
+        return joined.select(
+            *[c for c in parts.columns if c not in ("replicas", "observers")],
+            F.col("replicas").alias("old_replicas"),
+            F.coalesce("observers", F.array().cast("array<int>")).alias("old_observers"),
+            F.when(changed, F.col("plan_replicas")).otherwise(F.col("replicas")).alias("replicas"),
+            F.when(changed, F.coalesce("plan_observers", F.array().cast("array<int>")))
+            .otherwise(F.col("observers"))
+            .alias("observers"),
+            changed.alias("in_plan"),
+        )
+
+    return transform
+
+
+def movement_columns(lookup: Column) -> list[Column]:
+    """SPEC §7 sums over a state made by `with_plan`: partitions changed, replicas added and
+    removed, bytes to move, and cross-rack bytes (added replicas whose rack held none of the
+    partition's old replicas)."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    added = F.array_except("replicas", "old_replicas")
+    removed = F.array_except("old_replicas", "replicas")
+    old_racks = F.transform("old_replicas", lambda b: F.element_at(lookup, b))
+    far = F.size(F.filter(added, lambda b: ~F.array_contains(old_racks, F.element_at(lookup, b))))
+    size = F.coalesce("size_bytes", F.lit(0))
+    differs = F.col("in_plan") & (
+        (F.col("replicas") != F.col("old_replicas"))
+        | (F.coalesce("observers", F.array().cast("array<int>")) != F.col("old_observers"))
+    )
+    return [
+        F.sum(F.when(differs, 1).otherwise(0)).alias("partitions_changed"),
+        F.sum(F.size(added)).alias("replicas_added"),
+        F.sum(F.size(removed)).alias("replicas_removed"),
+        F.sum(size * F.size(added)).alias("bytes_to_move"),
+        F.sum(size * far).alias("cross_rack_bytes"),
+    ]

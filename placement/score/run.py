@@ -20,9 +20,11 @@ from placement.model.policy import PlacementPolicy
 from placement.score.metrics import (
     POLICY_SCHEMA,
     broker_loads,
+    movement_columns,
     policy_rows,
     rack_failure_columns,
     rack_lookup,
+    with_plan,
     with_policy,
     with_racks,
     with_violation,
@@ -88,15 +90,66 @@ def read_partitions(spark: Any, root: Path) -> Any:
     return reader.json(str(path)) if path.suffix == ".jsonl" else reader.parquet(str(path))
 
 
-def score_state(
-    spark: Any, parts: Any, racks: Mapping[int, str | None], policies: Any
-) -> StateScore:
-    """Violations, balance and rack failure of one state of the cluster."""
+@dataclass(frozen=True)
+class Movement:
+    partitions_changed: int
+    replicas_added: int
+    replicas_removed: int
+    bytes_to_move: int
+    cross_rack_bytes: int
+
+
+PLAN_ENTRY = "topic string, partition int, replicas array<int>, observers array<int>"
+OWN_HEADER = '{"version":1,"partitions":['
+
+
+def read_plan(spark: Any, path: str | Path) -> Any:
+    """A reassignment JSON file as a DataFrame (topic, partition, replicas, observers).
+
+    Files in the layout `assign` writes (one partition per line) are read line by line, in
+    parallel; any other layout as one multi-line document.
+    """
     from pyspark.sql import functions as F  # noqa: N812
 
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            head = fh.readline().strip()
+    except OSError as exc:
+        raise InputError(str(p), f"cannot read the plan: {exc.strerror}") from None
+    if head == OWN_HEADER.encode():
+        lines = spark.read.text(str(p))
+        entry = F.from_json(F.regexp_replace("value", r",\s*$", ""), PLAN_ENTRY)
+        return (
+            lines.where(F.col("value").startswith('{"topic"'))
+            .select(entry.alias("e"))
+            .select("e.*")
+        )
+    doc = spark.read.option("multiLine", True).schema(
+        "version int, partitions array<struct<topic: string, partition: int, "
+        "replicas: array<int>, observers: array<int>>>"
+    )
+    return doc.json(str(p)).select(F.explode("partitions").alias("e")).select("e.*")
+
+
+def score_state(
+    spark: Any,
+    parts: Any,
+    racks: Mapping[int, str | None],
+    policies: Any,
+    plan: Any = None,
+) -> tuple[StateScore, Movement | None]:
+    """Violations, balance and rack failure of one state of the cluster (after ``plan``,
+    when given, with what the plan moves), in one pass over the partitions plus the
+    per-broker shuffle."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    lookup = rack_lookup(racks)
+    if plan is not None:
+        parts = parts.transform(with_plan(plan))
     enriched = (
         parts.transform(with_policy(policies))
-        .transform(with_racks(rack_lookup(racks)))
+        .transform(with_racks(lookup))
         .transform(with_violation)
     )
     rack_names = sorted({r for r in racks.values() if r is not None})
@@ -105,6 +158,7 @@ def score_state(
         F.sum(F.size("replicas")).alias("replicas"),
         F.sum(F.when(F.col("violates"), 1).otherwise(0)).alias("violations"),
         *rack_failure_columns(rack_names),
+        *(movement_columns(lookup) if plan is not None else []),
     ).first()
     loads = {r["broker"]: r for r in broker_loads(parts).collect()}  # one row per broker
     balance = {}
@@ -114,13 +168,17 @@ def score_state(
         rack: {k: int(row[f"{rack}\x00{k}"] or 0) for k in ("offline", "under_min_isr", "promoted")}
         for rack in rack_names
     }
-    return StateScore(
+    state = StateScore(
         partitions=int(row["partitions"]),
         replicas=int(row["replicas"] or 0),
         violations=int(row["violations"] or 0),
         balance=balance,
         rack_failure=failure,
     )
+    movement = None
+    if plan is not None:
+        movement = Movement(*(int(row[f] or 0) for f in Movement.__dataclass_fields__))
+    return state, movement
 
 
 def score_snapshot(spark: Any, root: str | Path, default_min_isr: int = 1) -> StateScore:
@@ -135,4 +193,4 @@ def score_snapshot(spark: Any, root: str | Path, default_min_isr: int = 1) -> St
         )
     )
     policies = spark.createDataFrame(_policies(r, topics, default_min_isr), POLICY_SCHEMA)
-    return score_state(spark, read_partitions(spark, r), racks, policies)
+    return score_state(spark, read_partitions(spark, r), racks, policies)[0]

@@ -1,0 +1,85 @@
+"""Scoring a plan written by `assign`: movement and the state after, checked independently."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from placement.io.reassignment import read_reassignment, render_reassignment
+from placement.io.snapshot import read_snapshot, read_table, write_snapshot
+from placement.model.assignment import PartitionAssignment
+from placement.score.metrics import POLICY_SCHEMA
+from placement.score.run import _policies, read_partitions, read_plan, score_state
+from placement.synth import SynthSpec, synth
+
+pytestmark = pytest.mark.spark
+
+
+def test_plan_movement_and_after_state(spark: Any, tmp_path: Path) -> None:
+    result = synth(SynthSpec(25, 5, 5, 40, violations=0.0, seed=5))
+    root = tmp_path / "snap"
+    write_snapshot(root, result.snapshot)
+    snap = read_snapshot(root)
+    racks = dict(
+        zip(
+            snap.brokers.column("broker_id").to_pylist(),
+            snap.brokers.column("rack").to_pylist(),
+            strict=True,
+        )
+    )
+    rows = snap.partitions.to_pylist()
+    sizes = {(r["topic"], r["partition"]): r["size_bytes"] for r in rows}
+    old = {
+        (r["topic"], r["partition"]): PartitionAssignment(
+            r["topic"], r["partition"], tuple(r["replicas"]), tuple(r["observers"] or ())
+        )
+        for r in rows
+    }
+    # a hand-made plan: swap the first replica of every 3rd partition for a broker of a
+    # rack it does not use (cross-rack), and only reorder every 7th (no data)
+    plan = []
+    for i, (_, a) in enumerate(sorted(old.items())):
+        if i % 3 == 0:
+            held = {racks[b] for b in a.replicas}
+            other = min(b for b in racks if racks[b] not in held)  # a rack it does not use
+            reps = (other, *a.replicas[1:])
+            plan.append(PartitionAssignment(a.topic, a.partition, reps, a.observers))
+        elif i % 7 == 0 and len(a.sync) > 1:
+            reps = (a.sync[1], a.sync[0], *a.sync[2:], *a.observers)
+            plan.append(PartitionAssignment(a.topic, a.partition, reps, a.observers))
+    path = tmp_path / "plan.json"
+    path.write_text(render_reassignment(plan))
+    assert len(read_reassignment(path)) == len(plan)
+
+    policies = spark.createDataFrame(_policies(root, read_table(root, "topics"), 1), POLICY_SCHEMA)
+    state, move = score_state(
+        spark, read_partitions(spark, root), racks, policies, read_plan(spark, path)
+    )
+    assert move is not None
+    added = {a.key: set(a.replicas) - set(old[a.key].replicas) for a in plan}
+    assert move.partitions_changed == len(plan)
+    assert move.replicas_added == sum(len(v) for v in added.values())
+    assert move.replicas_removed == move.replicas_added
+    assert move.bytes_to_move == sum(sizes[k] * len(v) for k, v in added.items())
+    cross = sum(
+        sizes[k] * sum(1 for b in v if racks[b] not in {racks[o] for o in old[k].replicas})
+        for k, v in added.items()
+    )
+    assert move.cross_rack_bytes == cross > 0
+    after = dict(old) | {a.key: a for a in plan}
+    load = Counter(b for a in after.values() for b in a.replicas)
+    assert state.balance["replicas"].max == max(load[b] for b in racks)
+    assert state.balance["replicas"].min == min(load[b] for b in racks)
+    assert state.violations > 0  # the swapped replicas now sit in the wrong rack
+
+    # the same plan as one multi-line document in another layout reads the same
+    other = tmp_path / "plan-pretty.json"
+    other.write_text(json.dumps(json.loads(path.read_text()), indent=2))
+    _, again = score_state(
+        spark, read_partitions(spark, root), racks, policies, read_plan(spark, other)
+    )
+    assert again == move
