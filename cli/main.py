@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from . import assign, snapshot
+from . import assign, score, snapshot
 from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
 
 app = typer.Typer(
@@ -28,6 +28,7 @@ app = typer.Typer(
 
 app.add_typer(snapshot.app, name="snapshot")
 app.command("assign")(assign.assign)
+app.command("score")(score.score)
 
 
 class Format(StrEnum):
@@ -180,6 +181,7 @@ class SchemaName(StrEnum):
     PLACEMENT = "placement"
     INVENTORY = "inventory"
     DIAGNOSTICS = "diagnostics"
+    SCORE_REPORT = "score-report"
 
 
 @app.command()
@@ -201,7 +203,7 @@ def schema(
             write_atomic(write / schema_filename(n), render_schema(n))
         return
     if name is None:
-        raise UsageError("name a schema: placement, inventory or diagnostics")
+        raise UsageError("name a schema: placement, inventory, diagnostics or score-report")
     sys.stdout.write(render_schema(name.value))
 
 

@@ -9,12 +9,14 @@ from pydantic import BaseModel
 from placement.diagnostics.model import ValidationReport
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
+from placement.score.report import ScoreReport
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMAS: dict[str, type[BaseModel]] = {
     "placement": PlacementPolicy,
     "inventory": Inventory,
     "diagnostics": ValidationReport,
+    "score-report": ScoreReport,
 }
 
 

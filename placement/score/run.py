@@ -7,7 +7,7 @@ Spark and never collected: only aggregates come back.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,16 @@ from placement.score.metrics import (
     with_racks,
     with_violation,
 )
+from placement.score.report import (
+    Balance,
+    PlanScore,
+    RackFailure,
+    ScoreReport,
+    SnapshotInfo,
+    StateMetrics,
+    score,
+)
+from placement.score.report import Stats as ReportStats
 
 PARTITIONS_DDL = (
     "topic string, partition int, replicas array<int>, observers array<int>, "
@@ -194,3 +204,83 @@ def score_snapshot(spark: Any, root: str | Path, default_min_isr: int = 1) -> St
     )
     policies = spark.createDataFrame(_policies(r, topics, default_min_isr), POLICY_SCHEMA)
     return score_state(spark, read_partitions(spark, r), racks, policies)[0]
+
+
+def _balance(state: StateScore) -> Balance:
+    return Balance(**{k: ReportStats(**vars(v)) for k, v in state.balance.items()})
+
+
+def _failure(state: StateScore) -> dict[str, RackFailure]:
+    return {r: RackFailure(**c) for r, c in state.rack_failure.items()}
+
+
+def run_score(
+    snapshot: str | Path,
+    plans: Sequence[str | Path] = (),
+    *,
+    master: str | None = None,
+    default_min_isr: int = 1,
+    progress: Callable[[str], None] = lambda _: None,
+) -> ScoreReport:
+    """Score the snapshot as it stands and after each plan; one SparkSession for all."""
+    from placement.score.session import build_session
+
+    r = Path(snapshot)
+    if not r.is_dir():
+        raise InputError(str(r), "a snapshot is a directory holding brokers, topics, partitions")
+    brokers = read_table(r, "brokers")
+    topics = read_table(r, "topics")
+    racks = dict(
+        zip(
+            brokers.column("broker_id").to_pylist(),
+            brokers.column("rack").to_pylist(),
+            strict=True,
+        )
+    )
+    rows = _policies(r, topics, default_min_isr)
+    for plan in plans:
+        if not Path(plan).is_file():
+            raise InputError(str(plan), "plan file not found", "pass reassignment JSON files")
+    progress("starting Spark")
+    spark = build_session(master, app="mrc-plan score")
+    policies = spark.createDataFrame(rows, POLICY_SCHEMA).cache()
+    parts = read_partitions(spark, r).cache()
+    progress("scoring the snapshot as it stands")
+    base, _ = score_state(spark, parts, racks, policies)
+    scored = []
+    for plan in plans:
+        progress(f"scoring {plan}")
+        state, move = score_state(spark, parts, racks, policies, read_plan(spark, plan))
+        assert move is not None
+        balance, failure = _balance(state), _failure(state)
+        scored.append(
+            PlanScore(
+                plan=str(plan),
+                **vars(move),
+                violations_before=base.violations,
+                violations_after=state.violations,
+                balance=balance,
+                rack_failure=failure,
+                score=score(
+                    partitions=base.partitions,
+                    replicas=base.replicas,
+                    violations_after=state.violations,
+                    replicas_added=move.replicas_added,
+                    balance=balance,
+                    rack_failure=failure,
+                ),
+            )
+        )
+    scored.sort(key=lambda p: (-p.score, p.plan))
+    return ScoreReport(
+        snapshot=SnapshotInfo(
+            brokers=brokers.num_rows,
+            topics=topics.num_rows,
+            partitions=base.partitions,
+            replicas=base.replicas,
+        ),
+        baseline=StateMetrics(
+            violations=base.violations, balance=_balance(base), rack_failure=_failure(base)
+        ),
+        plans=scored,
+    )

@@ -35,10 +35,12 @@ def build_session(master: str | None = None, *, rows: int = 0, app: str = "mrc-p
     if chosen is not None:
         builder = builder.master(chosen)
     cores = os.cpu_count() or 2
-    return (
+    session = (
         builder.config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", str(shuffle_partitions(rows, cores)))
         .config("spark.sql.session.timeZone", "UTC")
         .getOrCreate()
     )
+    session.sparkContext.setLogLevel("ERROR")
+    return session

@@ -1,0 +1,124 @@
+"""`mrc-plan score`: rate plans against a cluster snapshot with Spark."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .errors import handle_errors
+
+
+class ScoreFormat(StrEnum):
+    TEXT = "text"
+    JSON = "json"
+
+
+@handle_errors
+def score(
+    snapshot: Annotated[
+        Path, typer.Option(help="Snapshot directory (brokers, topics, partitions).")
+    ],
+    plan: Annotated[
+        list[Path] | None,
+        typer.Option(help="Reassignment JSON to score (repeatable); none: the snapshot alone."),
+    ] = None,
+    master: Annotated[
+        str | None,
+        typer.Option(
+            help="Spark master, e.g. spark://host:7077; default: SPARK_MASTER, the one "
+            "spark-submit set, else local[*]."
+        ),
+    ] = None,
+    default_min_isr: Annotated[
+        int, typer.Option(min=1, help="min.insync.replicas for topics that set none.")
+    ] = 1,
+    format: Annotated[ScoreFormat, typer.Option(help="text (tables) or json.")] = ScoreFormat.TEXT,
+    out: Annotated[
+        Path | None, typer.Option(help="Also write the JSON report here (atomically).")
+    ] = None,
+) -> None:
+    """Score the snapshot as it stands and after each plan, best plan first.
+
+    Per plan: partitions changed, replicas added/removed, bytes to move, cross-rack bytes,
+    policy violations before/after, replicas/leaders/bytes per broker (min, max, mean,
+    stddev), and per rack what its failure would leave offline, under min ISR or promoted.
+
+    score = 100 - 50 x violations_after / partitions - 20 x replicas_added / replicas
+    - 20 x min(1, stddev / mean of replicas per broker) - 10 x (offline + under_min_isr
+    over every rack failure) / (partitions x racks). Higher is better.
+    """
+    from rich.console import Console
+
+    from placement.io.atomic import write_atomic
+    from placement.score.run import run_score
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    with err.status("scoring") as status:
+        report = run_score(
+            snapshot,
+            plan or [],
+            master=master,
+            default_min_isr=default_min_isr,
+            progress=lambda stage: status.update(stage),
+        )
+    text = report.model_dump_json(indent=2) + "\n"
+    if out is not None:
+        write_atomic(out, text)
+    if format is ScoreFormat.JSON:
+        sys.stdout.write(text)
+    else:
+        render(report)
+
+
+def _stats(s: Any, unit: float = 1, suffix: str = "") -> str:
+    return f"{s.min / unit:,.0f}..{s.max / unit:,.0f}{suffix} (sd {s.stddev / unit:,.1f})"
+
+
+def render(report: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False, soft_wrap=True)
+    snap = report.snapshot
+    console.print(
+        f"snapshot: {snap.brokers:,} brokers, {snap.topics:,} topics, "
+        f"{snap.partitions:,} partitions, {snap.replicas:,} replicas"
+    )
+    table = Table(title="plans, best first")
+    table.add_column("metric")
+    table.add_column("as it stands")
+    for p in report.plans:
+        table.add_column(Path(p.plan).name)
+    base = report.baseline
+
+    def row(name: str, now: str, per_plan: list[str]) -> None:
+        table.add_row(name, now, *per_plan)
+
+    plans = report.plans
+    row("score", "-", [f"{p.score:.3f}" for p in plans])
+    row("partitions changed", "-", [f"{p.partitions_changed:,}" for p in plans])
+    row("replicas added", "-", [f"{p.replicas_added:,}" for p in plans])
+    row("GiB to move", "-", [f"{p.bytes_to_move / 2**30:,.1f}" for p in plans])
+    row("cross-rack GiB", "-", [f"{p.cross_rack_bytes / 2**30:,.1f}" for p in plans])
+    row("violations", f"{base.violations:,}", [f"{p.violations_after:,}" for p in plans])
+    for metric, unit, suffix in (("replicas", 1, ""), ("leaders", 1, ""), ("bytes", 2**30, " GiB")):
+        row(
+            f"{metric}/broker",
+            _stats(getattr(base.balance, metric), unit, suffix),
+            [_stats(getattr(p.balance, metric), unit, suffix) for p in plans],
+        )
+    for rack in sorted(base.rack_failure):
+        b = base.rack_failure[rack]
+        row(
+            f"{rack} down: offline/under-ISR/promoted",
+            f"{b.offline}/{b.under_min_isr}/{b.promoted}",
+            [
+                f"{f.offline}/{f.under_min_isr}/{f.promoted}"
+                for f in (p.rack_failure[rack] for p in plans)
+            ],
+        )
+    console.print(table)

@@ -1,0 +1,102 @@
+"""The `score` report (JSON, schema in schemas/score-report.schema.json) and the score.
+
+Score of a plan, higher is better, at most 100:
+
+    100 - 50 * violations_after / partitions
+        - 20 * replicas_added / replicas
+        - 20 * min(1, stddev / mean of replicas per broker)
+        - 10 * (offline + under_min_isr over every rack failure) / (partitions * racks)
+
+Correctness first (a plan that leaves policy breaches loses most), then data moved,
+then balance, then what a rack failure would take offline or make unwritable.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Stats(_Model):
+    min: float
+    max: float
+    mean: float
+    stddev: float
+
+
+class Balance(_Model):
+    replicas: Stats
+    leaders: Stats
+    bytes: Stats
+
+
+class RackFailure(_Model):
+    offline: int
+    under_min_isr: int
+    promoted: int
+
+
+class SnapshotInfo(_Model):
+    brokers: int
+    topics: int
+    partitions: int
+    replicas: int
+
+
+class StateMetrics(_Model):
+    violations: int
+    balance: Balance
+    rack_failure: dict[str, RackFailure]
+
+
+class PlanScore(_Model):
+    plan: str
+    partitions_changed: int
+    replicas_added: int
+    replicas_removed: int
+    bytes_to_move: int
+    cross_rack_bytes: int
+    violations_before: int
+    violations_after: int
+    balance: Balance
+    rack_failure: dict[str, RackFailure]
+    score: float
+
+
+class ScoreReport(_Model):
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        title="mrc-plan score report",
+        json_schema_extra={"$id": "https://mrc-plan.dev/schemas/score-report.schema.json"},
+    )
+
+    snapshot: SnapshotInfo
+    baseline: StateMetrics
+    plans: list[PlanScore]
+
+
+def score(
+    *,
+    partitions: int,
+    replicas: int,
+    violations_after: int,
+    replicas_added: int,
+    balance: Balance,
+    rack_failure: dict[str, RackFailure],
+) -> float:
+    """The formula in the module docstring, rounded to 3 decimals."""
+    mean = balance.replicas.mean
+    spread = min(1.0, balance.replicas.stddev / mean) if mean else 0.0
+    lost = sum(f.offline + f.under_min_isr for f in rack_failure.values())
+    value = (
+        100
+        - 50 * violations_after / max(1, partitions)
+        - 20 * replicas_added / max(1, replicas)
+        - 20 * spread
+        - 10 * lost / max(1, partitions * max(1, len(rack_failure)))
+    )
+    return round(value, 3)
