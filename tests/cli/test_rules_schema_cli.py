@@ -11,6 +11,7 @@ import pytest
 from typer.testing import Result
 
 import placement
+from mrc_plan_cli.main import SchemaName
 from placement.rules.registry import ALL_RULES
 from placement.schemas import SCHEMAS, render_schema, schema_filename
 
@@ -93,7 +94,8 @@ def test_schema_prints_the_checked_in_file(cli: Cli, name: str) -> None:
 
 
 def test_schema_names_match_the_library() -> None:
-    assert set(SCHEMAS) == {"placement", "inventory", "diagnostics"}
+    assert set(SCHEMAS) == {"placement", "inventory", "diagnostics", "score-report"}
+    assert {n.value for n in SchemaName} == set(SCHEMAS)
 
 
 def test_schema_write(cli: Cli, tmp_path: Path) -> None:
