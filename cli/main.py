@@ -29,6 +29,7 @@ app = typer.Typer(
 app.add_typer(snapshot.app, name="snapshot")
 app.command("assign")(assign.assign)
 app.command("score")(score.score)
+app.add_typer(score.cluster_app, name="spark-local-cluster")
 
 
 class Format(StrEnum):

@@ -122,3 +122,45 @@ def render(report: Any) -> None:
             ],
         )
     console.print(table)
+
+
+cluster_app = typer.Typer(
+    help="A real Spark standalone cluster (master + one worker) on 127.0.0.1, to try "
+    "`score --master` without installing Spark.",
+    no_args_is_help=True,
+)
+
+
+def _default_dir() -> Path:
+    import os
+    import tempfile
+
+    return Path(tempfile.gettempdir()) / f"mrc-plan-spark-{os.getuid()}"
+
+
+@cluster_app.command("start")
+@handle_errors
+def cluster_start(
+    state_dir: Annotated[Path | None, typer.Option("--dir", help="Where pids and logs go.")] = None,
+    cores: Annotated[int, typer.Option(min=1, help="Worker cores.")] = 1,
+    memory: Annotated[str, typer.Option(help="Worker memory, e.g. 2g.")] = "1g",
+) -> None:
+    """Start the master and a worker; print the master URL for --master."""
+    from placement.score.localcluster import start
+
+    cluster = start(state_dir or _default_dir(), cores=cores, memory=memory)
+    sys.stdout.write(cluster.master_url + "\n")
+    sys.stderr.write(f"web UI: {cluster.web_url}; stop with: mrc-plan spark-local-cluster stop\n")
+
+
+@cluster_app.command("stop")
+@handle_errors
+def cluster_stop(
+    state_dir: Annotated[
+        Path | None, typer.Option("--dir", help="The directory given to start.")
+    ] = None,
+) -> None:
+    """Stop the worker and the master started by `start`."""
+    from placement.score.localcluster import stop
+
+    stop(state_dir or _default_dir())
