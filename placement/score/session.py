@@ -8,6 +8,7 @@ already set, else ``local[*]``. The UI is off and shuffle partitions follow the 
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 
@@ -28,6 +29,7 @@ def shuffle_partitions(rows: int, cores: int) -> int:
 
 
 def build_session(master: str | None = None, *, rows: int = 0, app: str = "mrc-plan") -> Any:
+    warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName(app)
