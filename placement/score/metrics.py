@@ -1,15 +1,29 @@
 """Scoring transforms (SPEC §7): pure ``DataFrame -> DataFrame`` functions and column
 expressions; no action, no I/O (those are in `run.py`).
 
-Per partition everything is computed with higher-order array functions over a literal
-broker -> rack map (a few thousand entries, shipped with the plan, no join): the rack of
-every replica, per-rack sync/observer counts against the policy, survivors of each rack's
-failure. Only the per-broker balance needs a shuffle (explode + group by broker).
+Racks are small integers (`RackCodes`). Per partition everything is computed with
+higher-order array functions over a literal broker -> rack-code array shipped with the
+plan (no join): the rack of every replica, the sorted rack codes against the policy's,
+survivors of each rack's failure. `summarise` adds it all up, per broker and overall, in
+one group-by.
+
+Every row has a weight ``w``. The snapshot as it stands is scored with ``w = 1``. A plan is
+scored as a *difference*: `plan_rows` gives each partition it changes twice, as it was
+(``w = -1``) and as the plan leaves it (``w = 1``), so the state after the plan is the
+baseline plus that difference, and the work per plan is proportional to the plan, not to
+the cluster (besides one join).
+
+Measured on 5M partitions, local[2]: an array lookup by broker id is ~3.5x faster than a
+literal map (Spark searches map literals linearly); comparing sorted rack codes with the
+policy's is ~10x faster than counting each rack of a string map; scoring the states before
+and after a plan as two column sets of one row made the generated code too large for
+whole-stage codegen (15x slower) — hence two rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from placement.model.policy import PlacementPolicy, PromotionPolicy
@@ -18,37 +32,70 @@ from placement.model.policy import PlacementPolicy, PromotionPolicy
 DataFrame = Any
 Column = Any
 
+# broker ids up to this are looked up in a dense literal array; beyond, a literal map
+DENSE_IDS = 1 << 16
 
-def rack_lookup(racks: Mapping[int, str | None]) -> Column:
-    """A literal map<int, string> column: broker id -> rack (brokers without a rack left out)."""
-    from pyspark.sql import functions as F  # noqa: N812
 
-    pairs: list[Column] = []
-    for broker, rack in sorted(racks.items()):
-        if rack is not None:
-            pairs += [F.lit(broker), F.lit(rack)]
-    return F.create_map(*pairs) if pairs else F.create_map().cast("map<int,string>")
+@dataclass(frozen=True)
+class RackCodes:
+    """Racks as small integers: ``names[c]`` is rack ``c``; ``of[b]`` the code of broker b's
+    rack (brokers without a rack are absent); ``inventory``: codes of racks with brokers."""
+
+    names: tuple[str, ...]
+    of: Mapping[int, int]
+    inventory: tuple[int, ...]
+
+    @classmethod
+    def build(cls, brokers: Mapping[int, str | None], policy_racks: Iterable[str]) -> RackCodes:
+        placed = {r for r in brokers.values() if r is not None}
+        names = tuple(sorted(placed | set(policy_racks)))
+        code = {n: i for i, n in enumerate(names)}
+        of = {b: code[r] for b, r in brokers.items() if r is not None}
+        return cls(names, of, tuple(code[n] for n in sorted(placed)))
+
+    def code(self) -> Any:
+        """A function broker-id column -> rack-code column (null: no known rack)."""
+        from pyspark.sql import functions as F  # noqa: N812
+
+        if not self.of:
+            return lambda b: F.lit(None).cast("int")
+        top = max(self.of)
+        if min(self.of) >= 0 and top < DENSE_IDS:
+            dense = F.array(*[F.lit(self.of.get(i)).cast("int") for i in range(top + 1)])
+            return lambda b: F.get(dense, b)
+        pairs: list[Column] = []
+        for b, c in sorted(self.of.items()):
+            pairs += [F.lit(b), F.lit(c)]
+        sparse = F.create_map(*pairs)
+        return lambda b: F.element_at(sparse, b)
 
 
 def policy_rows(
-    topics: Iterable[tuple[str, PlacementPolicy | None, int | None]], default_min_isr: int
-) -> list[tuple[str, dict[str, list[int]] | None, int, bool]]:
-    """(topic, {rack: [sync, observers]} or None, min ISR, promotes observers)."""
+    topics: Iterable[tuple[str, PlacementPolicy | None, int | None]],
+    default_min_isr: int,
+    codes: Mapping[str, int],
+) -> list[tuple[str, list[int] | None, list[int] | None, int, bool]]:
+    """(topic, sorted sync rack codes, sorted observer rack codes, min ISR, promotes
+    observers); the codes are None for a topic without a policy."""
     rows = []
     for topic, policy, min_isr in topics:
-        expected = None
+        sync = obs = None
         promotes = False
         if policy is not None:
-            expected = {r: [s, o] for r, (s, o) in policy.per_rack().items()}
+            per = policy.per_rack()
+            sync = sorted(codes[r] for r, (s, _) in per.items() for _ in range(s))
+            obs = sorted(codes[r] for r, (_, o) in per.items() for _ in range(o))
             promotes = policy.promotion in (
                 PromotionPolicy.UNDER_MIN_ISR,
                 PromotionPolicy.UNDER_REPLICATED,
             )
-        rows.append((topic, expected, min_isr or default_min_isr, promotes))
+        rows.append((topic, sync, obs, min_isr or default_min_isr, promotes))
     return rows
 
 
-POLICY_SCHEMA = "topic string, expected map<string, array<int>>, min_isr int, promotes boolean"
+POLICY_SCHEMA = (
+    "topic string, want_sync array<int>, want_obs array<int>, min_isr int, promotes boolean"
+)
 
 
 def with_policy(policies: DataFrame) -> Any:
@@ -61,149 +108,181 @@ def with_policy(policies: DataFrame) -> Any:
     return transform
 
 
-def with_racks(lookup: Column) -> Any:
-    """Add ``sync_racks`` and ``obs_racks``: the rack of every sync replica and observer."""
+def with_codes(racks: RackCodes) -> Any:
+    """Add ``sync_codes`` and ``obs_codes``: the rack code of every sync replica (the first
+    ``replicas - observers`` of ``replicas``) and of every observer."""
     from pyspark.sql import functions as F  # noqa: N812
 
+    code = racks.code()
+
     def transform(parts: DataFrame) -> DataFrame:
-        n_obs = F.coalesce(F.size("observers"), F.lit(0))
-        n_obs = F.when(n_obs < 0, 0).otherwise(n_obs)  # size(null) is -1
-        n_sync = F.size("replicas") - n_obs
-        return parts.withColumn(
-            "sync_ids", F.slice("replicas", 1, F.greatest(n_sync, F.lit(0)))
-        ).withColumns(
+        observers = F.coalesce("observers", F.array().cast("array<int>"))
+        n_sync = F.greatest(F.size("replicas") - F.size(observers), F.lit(0))
+        return parts.withColumns(
             {
-                "obs_ids": F.coalesce("observers", F.array().cast("array<int>")),
-                "sync_racks": F.transform("sync_ids", lambda b: F.element_at(lookup, b)),
-                "obs_racks": F.transform(
-                    F.coalesce("observers", F.array().cast("array<int>")),
-                    lambda b: F.element_at(lookup, b),
-                ),
+                "sync_codes": F.transform(F.slice("replicas", 1, n_sync), lambda b: code(b)),
+                "obs_codes": F.transform(observers, lambda b: code(b)),
             }
         )
 
     return transform
 
 
-def with_violation(parts: DataFrame) -> DataFrame:
-    """``violates``: the partition breaks its topic's policy (null: the topic has none).
-
-    A broker listed twice, a broker with no known rack, or any rack whose sync/observer
-    counts differ from the policy's.
-    """
+def violation() -> Column:
+    """The partition breaks its topic's policy (null: the topic has none): a broker listed
+    twice, a broker with no known rack, or rack counts that differ from the policy's."""
     from pyspark.sql import functions as F  # noqa: N812
 
-    def count(col: str, rack: Column) -> Column:
-        return F.size(F.filter(col, lambda x: x == rack))
-
-    def wanted(rack: Column, i: int) -> Column:
-        return F.coalesce(F.element_at(F.element_at("expected", rack), i), F.lit(0))
-
-    racks = F.array_distinct(F.concat(F.map_keys("expected"), "sync_racks", "obs_racks"))
-    mismatch = F.exists(
-        F.filter(racks, lambda r: r.isNotNull()),
-        lambda r: (
-            (count("sync_racks", r) != wanted(r, 1)) | (count("obs_racks", r) != wanted(r, 2))
-        ),
-    )
     broken = (
         (F.size(F.array_distinct("replicas")) != F.size("replicas"))
-        | F.exists("sync_racks", lambda r: r.isNull())
-        | F.exists("obs_racks", lambda r: r.isNull())
-        | mismatch
+        | F.exists("sync_codes", lambda c: c.isNull())
+        | F.exists("obs_codes", lambda c: c.isNull())
+        # sort_array, not array_sort: the latter runs a comparator lambda per comparison
+        | (F.sort_array("sync_codes") != F.col("want_sync"))
+        | (F.sort_array("obs_codes") != F.col("want_obs"))
     )
-    return parts.withColumn("violates", F.when(F.col("expected").isNull(), None).otherwise(broken))
+    return F.when(F.col("want_sync").isNull(), None).otherwise(broken)
 
 
-def rack_failure_columns(racks: Sequence[str]) -> list[Column]:
-    """Per rack R, sums over partitions with a policy: offline, under_min_isr, promoted when
-    every broker of R is down (every sync replica assumed in the ISR)."""
+def _flag(cond: Column) -> Column:
     from pyspark.sql import functions as F  # noqa: N812
 
-    def elsewhere(rack: str) -> Any:
+    return F.when(cond, 1).otherwise(0)
+
+
+def state_count_names(racks: RackCodes) -> list[str]:
+    """The columns `with_state_counts` adds, in order."""
+    names = ["n_replicas", "violations"]
+    for code in racks.inventory:
+        name = f"{racks.names[code]}\x00"
+        names += [f"{name}offline", f"{name}under_min_isr", f"{name}promoted"]
+    return names
+
+
+def with_state_counts(racks: RackCodes) -> Any:
+    """Per partition, the counts whose sums are a state's figures: ``n_replicas``,
+    ``violations`` (0/1) and, per rack R with brokers, ``R\x00offline``,
+    ``R\x00under_min_isr``, ``R\x00promoted`` (0/1) when every broker of R is down (every
+    sync replica assumed in the ISR; partitions with a policy only)."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    def elsewhere(code: int) -> Any:
         # a closure, not a default argument: Spark reads a second parameter as the index
-        return lambda r: r.isNull() | (r != F.lit(rack))
-
-    out = []
-    for rack in racks:
-        s = F.size(F.filter("sync_racks", elsewhere(rack)))
-        o = F.size(F.filter("obs_racks", elsewhere(rack)))
-        m = F.col("min_isr")
-        has = F.col("expected").isNotNull()
-        short = has & (s > 0) & (s < m)
-        promoted = short & F.col("promotes") & (s + o >= m)
-        out += [
-            F.sum(F.when(has & (s == 0), 1).otherwise(0)).alias(f"{rack}\x00offline"),
-            F.sum(F.when(short & ~promoted, 1).otherwise(0)).alias(f"{rack}\x00under_min_isr"),
-            F.sum(F.when(promoted, 1).otherwise(0)).alias(f"{rack}\x00promoted"),
-        ]
-    return out
-
-
-def broker_loads(parts: DataFrame) -> DataFrame:
-    """(broker, replicas, leaders, bytes) for every broker holding something."""
-    from pyspark.sql import functions as F  # noqa: N812
-
-    size = F.coalesce("size_bytes", F.lit(0))
-    return (
-        parts.select(F.posexplode("replicas").alias("pos", "broker"), size.alias("size"))
-        .groupBy("broker")
-        .agg(
-            F.count("*").alias("replicas"),
-            F.sum(F.when(F.col("pos") == 0, 1).otherwise(0)).alias("leaders"),
-            F.sum("size").alias("bytes"),
-        )
-    )
-
-
-def with_plan(plan: DataFrame) -> Any:
-    """Apply a plan: ``old_replicas`` keeps the state before, ``replicas``/``observers``
-    become the plan's where it has the partition (partitions not in the plan keep theirs)."""
-    from pyspark.sql import functions as F  # noqa: N812
-
-    renamed = plan.select(
-        "topic",
-        "partition",
-        F.col("replicas").alias("plan_replicas"),
-        F.col("observers").alias("plan_observers"),
-    )
+        return lambda c: c.isNull() | (c != F.lit(code))
 
     def transform(parts: DataFrame) -> DataFrame:
-        joined = parts.join(renamed, ["topic", "partition"], "left")
-        changed = F.col("plan_replicas").isNotNull()
-        return joined.select(
-            *[c for c in parts.columns if c not in ("replicas", "observers")],
-            F.col("replicas").alias("old_replicas"),
-            F.coalesce("observers", F.array().cast("array<int>")).alias("old_observers"),
-            F.when(changed, F.col("plan_replicas")).otherwise(F.col("replicas")).alias("replicas"),
-            F.when(changed, F.coalesce("plan_observers", F.array().cast("array<int>")))
-            .otherwise(F.col("observers"))
-            .alias("observers"),
-            changed.alias("in_plan"),
-        )
+        # survivors first, as columns: each is read three times below
+        alive = {}
+        for code in racks.inventory:
+            alive[f"\x00s{code}"] = F.size(F.filter("sync_codes", elsewhere(code)))
+            alive[f"\x00o{code}"] = F.size(F.filter("obs_codes", elsewhere(code)))
+        counts = {"n_replicas": F.size("replicas"), "violations": _flag(violation())}
+        has = F.col("want_sync").isNotNull()
+        m = F.col("min_isr")
+        for code in racks.inventory:
+            name = f"{racks.names[code]}\x00"
+            s, o = F.col(f"\x00s{code}"), F.col(f"\x00o{code}")
+            short = has & (s > 0) & (s < m)
+            promoted = short & F.col("promotes") & (s + o >= m)
+            counts[f"{name}offline"] = _flag(has & (s == 0))
+            counts[f"{name}under_min_isr"] = _flag(short & ~promoted)
+            counts[f"{name}promoted"] = _flag(promoted)
+        return parts.withColumns(alive).withColumns(counts).drop(*alive)
 
     return transform
 
 
-def movement_columns(lookup: Column) -> list[Column]:
-    """SPEC §7 sums over a state made by `with_plan`: partitions changed, replicas added and
-    removed, bytes to move, and cross-rack bytes (added replicas whose rack held none of the
-    partition's old replicas)."""
+def summarise(parts: DataFrame, counts: Sequence[str]) -> DataFrame:
+    """One pass, one shuffle, every sum weighted by ``w``: a row per broker with its
+    ``replicas``, ``leaders`` and ``bytes``, and one row with a null broker holding
+    ``partitions`` and the sum of each per-partition column in ``counts``.
+
+    Each row explodes into a header entry (null broker) and one entry per replica; only
+    header entries add up ``counts``, so the per-partition figures and the per-broker loads
+    come out of the same group-by.
+    """
     from pyspark.sql import functions as F  # noqa: N812
 
-    added = F.array_except("replicas", "old_replicas")
-    removed = F.array_except("old_replicas", "replicas")
-    old_racks = F.transform("old_replicas", lambda b: F.element_at(lookup, b))
-    far = F.size(F.filter(added, lambda b: ~F.array_contains(old_racks, F.element_at(lookup, b))))
+    def entry(b: Column, i: Column) -> Column:
+        return F.struct(b.alias("broker"), (i == 0).alias("lead"))
+
+    header = F.array(F.struct(F.lit(None).cast("int").alias("broker"), F.lit(None).alias("lead")))
+    entries = F.concat(header, F.transform("replicas", entry))
     size = F.coalesce("size_bytes", F.lit(0))
-    differs = F.col("in_plan") & (
-        (F.col("replicas") != F.col("old_replicas"))
-        | (F.coalesce("observers", F.array().cast("array<int>")) != F.col("old_observers"))
+    w = F.col("w")
+    exploded = parts.select(F.explode(entries).alias("e"), size.alias("size"), "w", *counts)
+    rows = exploded.select(
+        "e.broker",
+        F.when(F.col("e.lead").isNull(), w).otherwise(0).alias("partitions"),
+        *(F.when(F.col("e.lead").isNull(), w * F.col(c)).alias(c) for c in counts),
+        F.when(F.col("e.lead").isNotNull(), w).otherwise(0).alias("replicas"),
+        F.when(F.col("e.lead"), w).otherwise(0).alias("leaders"),
+        F.when(F.col("e.lead").isNotNull(), w * F.col("size")).otherwise(0).alias("bytes"),
     )
-    return [
-        F.sum(F.when(differs, 1).otherwise(0)).alias("partitions_changed"),
-        F.sum(F.size(added)).alias("replicas_added"),
-        F.sum(F.size(removed)).alias("replicas_removed"),
-        F.sum(size * F.size(added)).alias("bytes_to_move"),
-        F.sum(size * far).alias("cross_rack_bytes"),
-    ]
+    sums = ["partitions", *counts, "replicas", "leaders", "bytes"]
+    return rows.groupBy("broker").agg(*(F.sum(c).alias(c) for c in sums))
+
+
+MOVEMENT = (
+    "partitions_changed",
+    "replicas_added",
+    "replicas_removed",
+    "bytes_to_move",
+    "cross_rack_bytes",
+)
+
+
+def plan_rows(plan: DataFrame, racks: RackCodes) -> Any:
+    """Partitions -> the difference a plan makes: each partition the plan lists, twice: as
+    it is (``w = -1``) and as the plan leaves it (``w = 1``, carrying SPEC §7's movement:
+    ``partitions_changed`` 0/1, ``replicas_added``, ``replicas_removed``, ``bytes_to_move``,
+    ``cross_rack_bytes``, the bytes of added replicas whose rack held none of the
+    partition's old replicas, and ``listed_twice``: 1 where the plan lists the partition more
+    than once). Plan entries for partitions the snapshot lacks are ignored."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    code = racks.code()
+    empty = F.array().cast("array<int>")
+    # one row per partition; the group-by's hash partitioning is the one the join needs
+    entries = plan.groupBy("topic", "partition").agg(
+        F.first("replicas").alias("new_replicas"),
+        F.coalesce(F.first("observers"), empty).alias("new_observers"),
+        F.count("*").alias("listed"),
+    )
+
+    def transform(parts: DataFrame) -> DataFrame:
+        joined = parts.join(entries, ["topic", "partition"], "inner")
+        old, new = F.col("replicas"), F.col("new_replicas")
+        old_obs = F.coalesce("observers", empty)
+        added = F.array_except(new, old)
+        old_racks = F.transform(old, lambda b: code(b))
+        far = F.size(F.filter(added, lambda b: ~F.array_contains(old_racks, code(b))))
+        size = F.coalesce("size_bytes", F.lit(0))
+        before = F.struct(
+            old.alias("replicas"),
+            old_obs.alias("observers"),
+            F.lit(-1).alias("w"),
+            *(F.lit(0).cast("long").alias(m) for m in MOVEMENT),
+            F.lit(0).alias("listed_twice"),
+        )
+        after = F.struct(
+            new.alias("replicas"),
+            F.col("new_observers").alias("observers"),
+            F.lit(1).alias("w"),
+            _flag((new != old) | (F.col("new_observers") != old_obs))
+            .cast("long")
+            .alias("partitions_changed"),
+            F.size(added).cast("long").alias("replicas_added"),
+            F.size(F.array_except(old, new)).cast("long").alias("replicas_removed"),
+            (size * F.size(added)).alias("bytes_to_move"),
+            (size * far).alias("cross_rack_bytes"),
+            _flag(F.col("listed") > 1).alias("listed_twice"),
+        )
+        rows = joined.select(
+            "topic", "partition", "size_bytes", F.explode(F.array(before, after)).alias("s")
+        ).select("topic", "partition", "size_bytes", "s.*")
+        # a shuffle boundary: the join and the scoring in one stage make a method too large
+        # for the JIT to compile (measured on a 500k-partition plan: 17 s -> 8 s)
+        return rows.repartition("topic", "partition")
+
+    return transform

@@ -12,8 +12,7 @@ import pytest
 from placement.io.reassignment import read_reassignment, render_reassignment
 from placement.io.snapshot import read_snapshot, read_table, write_snapshot
 from placement.model.assignment import PartitionAssignment
-from placement.score.metrics import POLICY_SCHEMA
-from placement.score.run import _policies, read_partitions, read_plan, score_state
+from placement.score.run import prepare, read_partitions, read_plan, score_snapshot, score_state
 from placement.synth import SynthSpec, synth
 
 pytestmark = pytest.mark.spark
@@ -55,11 +54,10 @@ def test_plan_movement_and_after_state(spark: Any, tmp_path: Path) -> None:
     path.write_text(render_reassignment(plan))
     assert len(read_reassignment(path)) == len(plan)
 
-    policies = spark.createDataFrame(_policies(root, read_table(root, "topics"), 1), POLICY_SCHEMA)
-    state, move = score_state(
-        spark, read_partitions(spark, root), racks, policies, read_plan(spark, path)
-    )
+    ctx = prepare(spark, root, read_table(root, "brokers"), read_table(root, "topics"), 1)
+    state, move, before = score_state(read_partitions(spark, root), ctx, read_plan(spark, path))
     assert move is not None
+    assert before == score_snapshot(spark, root)  # the same pass scores the state before
     added = {a.key: set(a.replicas) - set(old[a.key].replicas) for a in plan}
     assert move.partitions_changed == len(plan)
     assert move.replicas_added == sum(len(v) for v in added.values())
@@ -79,7 +77,5 @@ def test_plan_movement_and_after_state(spark: Any, tmp_path: Path) -> None:
     # the same plan as one multi-line document in another layout reads the same
     other = tmp_path / "plan-pretty.json"
     other.write_text(json.dumps(json.loads(path.read_text()), indent=2))
-    _, again = score_state(
-        spark, read_partitions(spark, root), racks, policies, read_plan(spark, other)
-    )
+    _, again, _ = score_state(read_partitions(spark, root), ctx, read_plan(spark, other))
     assert again == move

@@ -1,0 +1,308 @@
+"""A reference scorer in pyarrow + numpy: the metrics of `mrc-plan score`, computed another way.
+
+    .venv/bin/python bench/score_ref.py SNAPSHOT [PLAN ...] [--default-min-isr N] --out REF.json
+
+`bench_score.py` times it next to the Spark job over the same Parquet and checks that both
+give the same numbers. It is a benchmark yardstick, not part of the product: whole columns
+live in the driver's memory here, which is exactly what the Spark stage must not do.
+
+Every partition becomes a row of fixed-width matrices (broker ids padded with -1), so each
+SPEC §7 figure is a handful of vectorised comparisons; no Python loop over partitions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from placement.model.policy import PlacementPolicy, PromotionPolicy
+
+PAD = -1  # no broker in this cell
+NO_RACK = -1  # a broker the inventory does not place in a rack
+PAD_RACK = -2  # padding cell
+
+
+def table(root: Path, name: str) -> pa.Table:
+    for candidate in (root / f"{name}.parquet", root / name):
+        if candidate.exists():
+            return pq.read_table(candidate)
+    raise SystemExit(f"{root}: no {name} table (the reference reads Parquet snapshots only)")
+
+
+def padded(lists: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(rows x widest) int64 matrix of list values padded with PAD, and each row's length."""
+    arr = lists.combine_chunks() if isinstance(lists, pa.ChunkedArray) else lists
+    lengths = pc.fill_null(pc.list_value_length(arr), 0).to_numpy().astype(np.int64)
+    width = int(lengths.max()) if len(lengths) else 0
+    out = np.full((len(arr), max(width, 1)), PAD, dtype=np.int64)
+    if width:
+        flat = pc.list_flatten(arr).to_numpy().astype(np.int64)
+        rows = np.repeat(np.arange(len(arr)), lengths)
+        starts = np.cumsum(lengths) - lengths
+        cols = np.arange(len(flat)) - np.repeat(starts, lengths)
+        out[rows, cols] = flat
+    return out, lengths
+
+
+class Inventory:
+    def __init__(self, brokers: pa.Table, rack_names: list[str]) -> None:
+        self.ids = np.asarray(brokers.column("broker_id").to_pylist(), dtype=np.int64)
+        racks = brokers.column("rack").to_pylist()
+        self.code = {r: i for i, r in enumerate(rack_names)}
+        size = int(self.ids.max()) + 2 if len(self.ids) else 1
+        self.lookup = np.full(size, NO_RACK, dtype=np.int64)
+        for b, r in zip(self.ids, racks, strict=True):
+            if r is not None:
+                self.lookup[b] = self.code[r]
+        self.inventory_racks = sorted({r for r in racks if r is not None})
+
+    def racks_of(self, ids: np.ndarray) -> np.ndarray:
+        known = (ids >= 0) & (ids < len(self.lookup))
+        out = np.where(known, self.lookup[np.clip(ids, 0, len(self.lookup) - 1)], NO_RACK)
+        return np.where(ids == PAD, PAD_RACK, out)
+
+
+class Policies:
+    """Per topic index: has a policy, expected sync/observers per rack code, min ISR, promotes."""
+
+    def __init__(self, topics: pa.Table, default_min_isr: int) -> None:
+        names = topics.column("topic").to_pylist()
+        parsed = [
+            PlacementPolicy.model_validate_json(t) if t else None
+            for t in topics.column("placement").to_pylist()
+        ]
+        policy_racks = {r for p in parsed if p is not None for r in p.per_rack()}
+        self.names = names
+        self.rack_names_extra = policy_racks
+        self._parsed = parsed
+        self._min_isr = topics.column("min_isr").to_pylist()
+        self.default_min_isr = default_min_isr
+
+    def build(self, code: dict[str, int]) -> None:
+        n, r = len(self.names), len(code)
+        self.has = np.zeros(n + 1, dtype=bool)  # last row: a topic the snapshot does not list
+        self.sync = np.zeros((n + 1, r), dtype=np.int64)
+        self.obs = np.zeros((n + 1, r), dtype=np.int64)
+        self.min_isr = np.zeros(n + 1, dtype=np.int64)
+        self.promotes = np.zeros(n + 1, dtype=bool)
+        for i, (p, m) in enumerate(zip(self._parsed, self._min_isr, strict=True)):
+            self.min_isr[i] = m or self.default_min_isr
+            if p is None:
+                continue
+            self.has[i] = True
+            for rack, (s, o) in p.per_rack().items():
+                self.sync[i, code[rack]] = s
+                self.obs[i, code[rack]] = o
+            self.promotes[i] = p.promotion in (
+                PromotionPolicy.UNDER_MIN_ISR,
+                PromotionPolicy.UNDER_REPLICATED,
+            )
+
+
+def stats(values: np.ndarray) -> dict[str, float]:
+    if len(values) == 0:
+        return {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0}
+    mean = float(values.mean())
+    return {
+        "min": int(values.min()),
+        "max": int(values.max()),
+        "mean": mean,
+        "stddev": math.sqrt(float(((values - mean) ** 2).mean())),
+    }
+
+
+def state_metrics(
+    reps: np.ndarray,
+    n_rep: np.ndarray,
+    obs: np.ndarray,
+    n_obs: np.ndarray,
+    topic: np.ndarray,
+    size: np.ndarray,
+    inv: Inventory,
+    pol: Policies,
+) -> dict[str, Any]:
+    width = reps.shape[1]
+    col = np.arange(width)
+    n_sync = np.clip(n_rep - n_obs, 0, None)
+    sync_cell = col[None, :] < n_sync[:, None]
+    sync_rack = np.where(sync_cell, inv.racks_of(reps), PAD_RACK)
+    obs_rack = inv.racks_of(obs)
+    has = pol.has[topic]
+
+    broken = (sync_rack == NO_RACK).any(axis=1) | (obs_rack == NO_RACK).any(axis=1)
+    for i in range(width):  # a broker listed twice
+        for j in range(i + 1, width):
+            broken |= (reps[:, i] == reps[:, j]) & (reps[:, i] != PAD)
+    s_in = np.stack([(sync_rack == r).sum(axis=1) for r in range(len(inv.code))], axis=1)
+    o_in = np.stack([(obs_rack == r).sum(axis=1) for r in range(len(inv.code))], axis=1)
+    broken |= (s_in != pol.sync[topic]).any(axis=1) | (o_in != pol.obs[topic]).any(axis=1)
+    violations = int((has & broken).sum())
+
+    failure = {}
+    s_all = sync_cell.sum(axis=1)
+    o_all = n_obs
+    m = pol.min_isr[topic]
+    for rack in inv.inventory_racks:
+        r = inv.code[rack]
+        s = s_all - s_in[:, r]
+        o = o_all - o_in[:, r]
+        short = has & (s > 0) & (s < m)
+        promoted = short & pol.promotes[topic] & (s + o >= m)
+        failure[rack] = {
+            "offline": int((has & (s == 0)).sum()),
+            "under_min_isr": int((short & ~promoted).sum()),
+            "promoted": int(promoted.sum()),
+        }
+
+    ids = inv.ids
+    index = np.full(max(int(reps.max()), int(ids.max())) + 2, -1, dtype=np.int64)
+    index[ids] = np.arange(len(ids))
+    where = index[np.where(reps == PAD, len(index) - 1, reps)]
+    cell = where >= 0
+    per = np.bincount(where[cell], minlength=len(ids))
+    lead = where[:, 0][where[:, 0] >= 0]
+    leaders = np.bincount(lead, minlength=len(ids))
+    bytes_ = np.zeros(len(ids), dtype=np.int64)
+    np.add.at(bytes_, where[cell], np.broadcast_to(size[:, None], where.shape)[cell])
+    return {
+        "partitions": len(reps),
+        "replicas": int(n_rep.sum()),
+        "violations": violations,
+        "balance": {"replicas": stats(per), "leaders": stats(leaders), "bytes": stats(bytes_)},
+        "rack_failure": failure,
+    }
+
+
+def widen(m: np.ndarray, width: int) -> np.ndarray:
+    if m.shape[1] >= width:
+        return m
+    return np.hstack([m, np.full((len(m), width - m.shape[1]), PAD, dtype=m.dtype)])
+
+
+def contains(row_sets: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """values[k, j] occurs in row_sets[k] (PAD never matches)."""
+    hit = np.zeros(values.shape, dtype=bool)
+    for c in range(row_sets.shape[1]):
+        hit |= (values == row_sets[:, c : c + 1]) & (row_sets[:, c : c + 1] != PAD)
+    return hit
+
+
+def distinct_not_in(new: np.ndarray, old: np.ndarray) -> np.ndarray:
+    """Cells of ``new`` that are the first of their value in the row and absent from ``old``."""
+    first = new != PAD
+    for j in range(1, new.shape[1]):
+        first[:, j] &= ~(new[:, :j] == new[:, j : j + 1]).any(axis=1)
+    return first & ~contains(old, new)
+
+
+def read_plan(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        return list(json.load(fh)["partitions"])
+
+
+def score(snapshot: Path, plans: list[Path], default_min_isr: int) -> dict[str, Any]:
+    brokers, topics = table(snapshot, "brokers"), table(snapshot, "topics")
+    parts = table(snapshot, "partitions").select(
+        ["topic", "partition", "replicas", "observers", "size_bytes"]
+    )
+    pol = Policies(topics, default_min_isr)
+    inv_racks = {r for r in brokers.column("rack").to_pylist() if r is not None}
+    inv = Inventory(brokers, sorted(inv_racks | pol.rack_names_extra))
+    pol.build(inv.code)
+
+    topic = pc.index_in(parts.column("topic"), value_set=topics.column("topic"))
+    topic_idx = pc.fill_null(topic, len(pol.names)).to_numpy().astype(np.int64)
+    partition = parts.column("partition").to_numpy().astype(np.int64)
+    size = pc.fill_null(parts.column("size_bytes"), 0).to_numpy().astype(np.int64)
+    reps, n_rep = padded(parts.column("replicas"))
+    obs, n_obs = padded(parts.column("observers"))
+    base = state_metrics(reps, n_rep, obs, n_obs, topic_idx, size, inv, pol)
+
+    stride = int(partition.max()) + 1 if len(partition) else 1
+    key = topic_idx * stride + partition
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    topic_code = {t: i for i, t in enumerate(pol.names)}
+
+    out_plans = []
+    for path in plans:
+        entries = read_plan(path)
+        pkey = np.asarray(
+            [topic_code.get(e["topic"], -1) * stride + e["partition"] for e in entries],
+            dtype=np.int64,
+        )
+        pos = np.clip(np.searchsorted(sorted_key, pkey), 0, len(sorted_key) - 1)
+        found = sorted_key[pos] == pkey
+        rows = order[pos[found]]
+        kept = [e for e, f in zip(entries, found, strict=True) if f]
+        p_reps, p_nrep = padded(pa.array([e["replicas"] for e in kept], pa.list_(pa.int64())))
+        p_obs, p_nobs = padded(
+            pa.array([e.get("observers") or [] for e in kept], pa.list_(pa.int64()))
+        )
+        w_r = max(reps.shape[1], p_reps.shape[1])
+        w_o = max(obs.shape[1], p_obs.shape[1])
+        a_reps, a_obs = widen(reps, w_r).copy(), widen(obs, w_o).copy()
+        a_nrep, a_nobs = n_rep.copy(), n_obs.copy()
+        a_reps[rows], a_obs[rows] = widen(p_reps, w_r), widen(p_obs, w_o)
+        a_nrep[rows], a_nobs[rows] = p_nrep, p_nobs
+        after = state_metrics(a_reps, a_nrep, a_obs, a_nobs, topic_idx, size, inv, pol)
+
+        old_r, new_r = widen(reps, w_r)[rows], a_reps[rows]
+        old_o, new_o = widen(obs, w_o)[rows], a_obs[rows]
+        changed = (new_r != old_r).any(axis=1) | (new_o != old_o).any(axis=1)
+        added = distinct_not_in(new_r, old_r)
+        removed = distinct_not_in(old_r, new_r)
+        old_rack, new_rack = inv.racks_of(old_r), inv.racks_of(new_r)
+        old_has_null = (old_rack == NO_RACK).any(axis=1)
+        far = added & (new_rack >= 0) & ~contains(old_rack, new_rack) & ~old_has_null[:, None]
+        s = size[rows]
+        out_plans.append(
+            {
+                "plan": str(path),
+                "partitions_changed": int(changed.sum()),
+                "replicas_added": int(added.sum()),
+                "replicas_removed": int(removed.sum()),
+                "bytes_to_move": int((s * added.sum(axis=1)).sum()),
+                "cross_rack_bytes": int((s * far.sum(axis=1)).sum()),
+                "violations_before": base["violations"],
+                "violations_after": after["violations"],
+                "balance": after["balance"],
+                "rack_failure": after["rack_failure"],
+            }
+        )
+    return {
+        "snapshot": {
+            "brokers": brokers.num_rows,
+            "topics": topics.num_rows,
+            "partitions": base["partitions"],
+            "replicas": base["replicas"],
+        },
+        "baseline": {k: base[k] for k in ("violations", "balance", "rack_failure")},
+        "plans": out_plans,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("snapshot", type=Path)
+    ap.add_argument("plans", type=Path, nargs="*")
+    ap.add_argument("--default-min-isr", type=int, default=1)
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+    report = score(args.snapshot, args.plans, args.default_min_isr)
+    args.out.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
