@@ -31,7 +31,8 @@ RATIO_GOAL = 2.0
 MEMORY_GOAL_MIB = 4 * 1024
 
 
-def make_plan(snapshot: Path, out: Path, seed: int = 7) -> int:
+def make_plan(snapshot: Path, out: Path, seed: int = 7, every: int = EVERY) -> int:
+    """Write a plan moving one sync replica of every ``every``-th partition; its size."""
     import pyarrow.parquet as pq
 
     sys.path.insert(0, str(ROOT))
@@ -50,13 +51,13 @@ def make_plan(snapshot: Path, out: Path, seed: int = 7) -> int:
     plan = []
     topics, numbers = parts.column("topic"), parts.column("partition")
     replicas, observers = parts.column("replicas"), parts.column("observers")
-    for i in range(0, parts.num_rows, EVERY):
+    for i in range(0, parts.num_rows, every):
         reps = list(replicas[i].as_py())
         obs = observers[i].as_py() or []
         n_sync = len(reps) - len(obs)
         k = rng.randrange(n_sync)
         home = rack_of[reps[k]]
-        if (i // EVERY) % 50 == 0:
+        if (i // every) % 50 == 0:
             pool = [b for r, bs in members.items() if r != home for b in bs]
         else:
             pool = members[home]
@@ -64,7 +65,7 @@ def make_plan(snapshot: Path, out: Path, seed: int = 7) -> int:
         while choice in reps:
             choice = rng.choice(pool)
         reps[k] = choice
-        if (i // EVERY) % 7 == 0 and n_sync > 1:
+        if (i // every) % 7 == 0 and n_sync > 1:
             reps[0], reps[1] = reps[1], reps[0]
         plan.append(
             PartitionAssignment(topics[i].as_py(), numbers[i].as_py(), tuple(reps), tuple(obs))

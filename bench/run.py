@@ -27,8 +27,8 @@ from typing import Any
 
 from harness import ROOT
 
-# the default set, in this order; future: "score" (PySpark)
-BENCHMARKS = ["validate", "synth", "assign", "rebalance"]
+# the default set, in this order
+BENCHMARKS = ["validate", "synth", "assign", "rebalance", "score"]
 
 OUT = ROOT / "bench" / "out" / "results.json"
 

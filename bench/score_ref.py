@@ -60,6 +60,7 @@ class Inventory:
         self.ids = np.asarray(brokers.column("broker_id").to_pylist(), dtype=np.int64)
         racks = brokers.column("rack").to_pylist()
         self.code = {r: i for i, r in enumerate(rack_names)}
+        self.names = rack_names
         size = int(self.ids.max()) + 2 if len(self.ids) else 1
         self.lookup = np.full(size, NO_RACK, dtype=np.int64)
         for b, r in zip(self.ids, racks, strict=True):
@@ -175,7 +176,19 @@ def state_metrics(
     leaders = np.bincount(lead, minlength=len(ids))
     bytes_ = np.zeros(len(ids), dtype=np.int64)
     np.add.at(bytes_, where[cell], np.broadcast_to(size[:, None], where.shape)[cell])
+    racks = inv.lookup[ids]
+    brokers = [
+        {
+            "broker": int(b),
+            "rack": None if racks[i] < 0 else inv.names[racks[i]],
+            "replicas": int(per[i]),
+            "leaders": int(leaders[i]),
+            "bytes": int(bytes_[i]),
+        }
+        for i, b in sorted(enumerate(ids), key=lambda x: x[1])
+    ]
     return {
+        "brokers": brokers,
         "partitions": len(reps),
         "replicas": int(n_rep.sum()),
         "violations": violations,
@@ -279,6 +292,7 @@ def score(snapshot: Path, plans: list[Path], default_min_isr: int) -> dict[str, 
                 "violations_after": after["violations"],
                 "balance": after["balance"],
                 "rack_failure": after["rack_failure"],
+                "brokers": after["brokers"],
             }
         )
     return {
@@ -288,7 +302,7 @@ def score(snapshot: Path, plans: list[Path], default_min_isr: int) -> dict[str, 
             "partitions": base["partitions"],
             "replicas": base["replicas"],
         },
-        "baseline": {k: base[k] for k in ("violations", "balance", "rack_failure")},
+        "baseline": {k: base[k] for k in ("violations", "balance", "rack_failure", "brokers")},
         "plans": out_plans,
     }
 

@@ -40,6 +40,14 @@ def score(
     out: Annotated[
         Path | None, typer.Option(help="Also write the JSON report here (atomically).")
     ] = None,
+    bars: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Text format: per plan, bars of replicas per broker before/after for this "
+            "many brokers, most changed first (0: none; the JSON report has every broker).",
+        ),
+    ] = 20,
 ) -> None:
     """Score the snapshot as it stands and after each plan, best plan first.
 
@@ -71,14 +79,42 @@ def score(
     if format is ScoreFormat.JSON:
         sys.stdout.write(text)
     else:
-        render(report)
+        render(report, bars)
 
 
 def _stats(s: Any, unit: float = 1, suffix: str = "") -> str:
     return f"{s.min / unit:,.0f}..{s.max / unit:,.0f}{suffix} (sd {s.stddev / unit:,.1f})"
 
 
-def render(report: Any) -> None:
+BLOCKS = " ▏▎▍▌▋▊▉█"
+
+
+def bar(value: float, top: float, width: int) -> str:
+    """``value`` out of ``top`` as ``width`` cells of block characters (eighths)."""
+    eighths = round(8 * width * value / top) if top > 0 else 0
+    full, part = divmod(max(0, min(eighths, 8 * width)), 8)
+    return ("█" * full + (BLOCKS[part] if part else "")).ljust(width)
+
+
+def load_bars(before: list[Any], after: list[Any], count: int, width: int = 24) -> list[str]:
+    """Lines of replicas per broker before -> after for the ``count`` most changed brokers
+    (ties: by id; unchanged ones left out), bars on one scale."""
+    pairs = [(b, a) for b, a in zip(before, after, strict=True) if a.replicas != b.replicas]
+    pairs.sort(key=lambda p: (-abs(p[1].replicas - p[0].replicas), p[0].broker))
+    shown = sorted(pairs[:count], key=lambda p: (p[0].rack or "", p[0].broker))
+    top = max([max(b.replicas, a.replicas) for b, a in shown], default=0)
+    lines = []
+    for b, a in shown:
+        delta = a.replicas - b.replicas
+        lines.append(
+            f"  {b.rack or '-':>10} {b.broker:>6}  {bar(b.replicas, top, width)} "
+            f"{b.replicas:>9,} -> {bar(a.replicas, top, width)} {a.replicas:>9,} "
+            f"({delta:+,})"
+        )
+    return lines
+
+
+def render(report: Any, bars: int = 20) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -122,6 +158,22 @@ def render(report: Any) -> None:
             ],
         )
     console.print(table)
+    for p in plans if bars else []:
+        lines = load_bars(base.brokers, p.brokers, bars)
+        changed = sum(
+            a.replicas != b.replicas for b, a in zip(base.brokers, p.brokers, strict=True)
+        )
+        name = Path(p.plan).name
+        if not lines:
+            console.print(f"\n{name}: no broker's replica count changes")
+            continue
+        console.print(
+            f"\n{name}: replicas per broker, as it stands -> after the plan "
+            f"({len(lines)} most changed of the {changed:,} that change, "
+            f"{len(p.brokers):,} brokers)"
+        )
+        for line in lines:
+            console.print(line, markup=False)
 
 
 cluster_app = typer.Typer(

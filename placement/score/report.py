@@ -46,10 +46,19 @@ class SnapshotInfo(_Model):
     replicas: int
 
 
+class BrokerLoad(_Model):
+    broker: int
+    rack: str | None
+    replicas: int
+    leaders: int
+    bytes: int
+
+
 class StateMetrics(_Model):
     violations: int
     balance: Balance
     rack_failure: dict[str, RackFailure]
+    brokers: list[BrokerLoad]  # every broker of the inventory, by id
 
 
 class PlanScore(_Model):
@@ -63,6 +72,7 @@ class PlanScore(_Model):
     violations_after: int
     balance: Balance
     rack_failure: dict[str, RackFailure]
+    brokers: list[BrokerLoad]  # after the plan: every broker of the inventory, by id
     score: float
 
 

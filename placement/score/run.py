@@ -31,6 +31,7 @@ from placement.score.metrics import (
 )
 from placement.score.report import (
     Balance,
+    BrokerLoad,
     PlanScore,
     RackFailure,
     ScoreReport,
@@ -70,6 +71,7 @@ class StateScore:
     replicas: int
     violations: int
     balance: dict[str, Stats]  # replicas, leaders, bytes over every broker of the inventory
+    loads: dict[int, tuple[int, int, int]]  # broker -> replicas, leaders, bytes (inventory)
     rack_failure: dict[str, dict[str, int]]  # rack -> offline, under_min_isr, promoted
 
 
@@ -232,6 +234,7 @@ def _state(totals: Totals, ctx: Context) -> StateScore:
             k: totals.sums[f"{name}\x00{k}"] for k in ("offline", "under_min_isr", "promoted")
         }
     return StateScore(
+        loads={b: totals.loads.get(b, (0, 0, 0)) for b in ctx.brokers},
         partitions=totals.sums["partitions"],
         replicas=totals.sums["n_replicas"],
         violations=totals.sums["violations"],
@@ -278,6 +281,16 @@ def _balance(state: StateScore) -> Balance:
 
 def _failure(state: StateScore) -> dict[str, RackFailure]:
     return {r: RackFailure(**c) for r, c in state.rack_failure.items()}
+
+
+def _brokers(state: StateScore, ctx: Context) -> list[BrokerLoad]:
+    out = []
+    for b in sorted(state.loads):
+        code = ctx.racks.of.get(b)
+        replicas, leaders, size = state.loads[b]
+        rack = None if code is None else ctx.racks.names[code]
+        out.append(BrokerLoad(broker=b, rack=rack, replicas=replicas, leaders=leaders, bytes=size))
+    return out
 
 
 def run_score(
@@ -330,6 +343,7 @@ def run_score(
                 violations_after=state.violations,
                 balance=balance,
                 rack_failure=failure,
+                brokers=_brokers(state, ctx),
                 score=score(
                     partitions=before.partitions,
                     replicas=before.replicas,
@@ -352,6 +366,7 @@ def run_score(
             violations=before.violations,
             balance=_balance(before),
             rack_failure=_failure(before),
+            brokers=_brokers(before, ctx),
         ),
         plans=scored,
     )

@@ -13,8 +13,15 @@ from 45 s to 34 s on local[2].
 from __future__ import annotations
 
 import os
+import sys
+import tempfile
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
+
+from placement.errors import UsageError
 
 
 def resolve_master(master: str | None) -> str | None:
@@ -42,19 +49,59 @@ def build_session(master: str | None = None, *, rows: int = 0, app: str = "mrc-p
 
     builder = SparkSession.builder.appName(app)
     chosen = resolve_master(master)
-    if chosen is not None:
-        builder = builder.master(chosen)
     if chosen is not None:  # not under spark-submit, whose JVM is already up
-        builder = builder.config("spark.driver.extraJavaOptions", JVM_OPTIONS).config(
-            "spark.executor.extraJavaOptions", JVM_OPTIONS
+        builder = (
+            builder.master(chosen)
+            .config("spark.driver.extraJavaOptions", JVM_OPTIONS)
+            .config("spark.executor.extraJavaOptions", JVM_OPTIONS)
         )
     cores = os.cpu_count() or 2
-    session = (
+    builder = (
         builder.config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", str(shuffle_partitions(rows, cores)))
         .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
     )
+    from pyspark import SparkContext
+
+    try:
+        if SparkContext._gateway is not None or os.environ.get("MRC_PLAN_DEBUG") == "1":
+            session = builder.getOrCreate()  # the JVM is up already, or its chatter is wanted
+        else:
+            with jvm_stderr_to(jvm_log()):
+                session = builder.getOrCreate()
+    except Exception as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise UsageError(
+            f"Spark did not start ({first})",
+            f"check --master / SPARK_MASTER and that Java 17 or later is installed; the "
+            f"JVM's own output is in {jvm_log()}",
+        ) from exc
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def jvm_log() -> Path:
+    """Where the JVM's own stderr goes (overwritten by each run): its start-up warnings
+    and log lines are not for the terminal; errors reach us as exceptions anyway."""
+    return Path(tempfile.gettempdir()) / f"mrc-plan-spark-{os.getuid()}.log"
+
+
+@contextmanager
+def jvm_stderr_to(path: Path) -> Iterator[None]:
+    """Launch the JVM with ``path`` as its stderr (it inherits file descriptor 2 when it
+    starts); this process keeps writing to the terminal through a duplicate of it."""
+    sys.stderr.flush()
+    terminal = os.dup(2)
+    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    saved = sys.stderr
+    try:
+        os.dup2(log, 2)
+        sys.stderr = open(terminal, "w", closefd=False)  # noqa: SIM115 - restored below
+        yield
+    finally:
+        sys.stderr.flush()
+        sys.stderr = saved
+        os.dup2(terminal, 2)
+        os.close(terminal)
+        os.close(log)

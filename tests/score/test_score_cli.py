@@ -97,3 +97,21 @@ def test_missing_plan_is_a_usage_error(tmp_path: Path) -> None:
     )
     r = runner.invoke(app, ["score", "--snapshot", str(snap), "--plan", str(tmp_path / "x")])
     assert r.exit_code == 2 and "plan file not found" in r.stderr
+
+
+def test_bars_show_the_most_changed_brokers_on_one_scale() -> None:
+    from mrc_plan_cli.score import bar, load_bars
+    from placement.score.report import BrokerLoad
+
+    assert bar(0, 10, 4) == "    " and bar(10, 10, 4) == "████" and bar(5, 10, 4) == "██  "
+    assert bar(1, 16, 2) == "▏ "  # an eighth of a cell
+    before = [BrokerLoad(broker=b, rack="r1", replicas=10, leaders=0, bytes=0) for b in (1, 2, 3)]
+    after = [
+        BrokerLoad(broker=1, rack="r1", replicas=10, leaders=0, bytes=0),
+        BrokerLoad(broker=2, rack="r1", replicas=4, leaders=0, bytes=0),
+        BrokerLoad(broker=3, rack="r1", replicas=16, leaders=0, bytes=0),
+    ]
+    lines = load_bars(before, after, 2, width=8)
+    assert len(lines) == 2  # broker 1 did not change: left out
+    assert lines[0].split()[:2] == ["r1", "2"] and lines[0].endswith("(-6)")
+    assert lines[1].endswith("(+6)") and "████████" in lines[1]  # 16 is the top of the scale
