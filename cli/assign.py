@@ -10,6 +10,33 @@ import typer
 
 from .errors import handle_errors
 
+UNITS = {
+    "": 1,
+    "B": 1,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "KIB": 2**10,
+    "MIB": 2**20,
+    "GIB": 2**30,
+}
+
+
+def parse_rate(raw: str) -> int:
+    """Bytes per second from ``50000000``, ``50MB`` or ``48MiB`` (optionally ``/s``)."""
+    import re
+
+    from placement.errors import UsageError
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*?)(?:/s)?\s*", raw)
+    unit = m.group(2).upper() if m else ""
+    if m is None or unit not in UNITS or float(m.group(1)) * UNITS[unit] < 1:
+        raise UsageError(
+            f"--throttle: expected bytes per second, found {raw!r}",
+            "e.g. --throttle 50000000, --throttle 50MB or --throttle 48MiB",
+        )
+    return int(float(m.group(1)) * UNITS[unit])
+
 
 def _ids(raw: str | None, flag: str) -> list[int]:
     from placement.errors import UsageError
@@ -87,6 +114,38 @@ def assign(
             help="Write the kafka-leader-election file: partitions whose preferred leader changes."
         ),
     ] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write the plan in batches here: plan-0001.json ..., a rollback file per "
+            "batch, leaders.json + election.json, summary.json. Needs --batch-size and/or "
+            "--max-moves-per-broker.",
+            rich_help_panel="Batches",
+        ),
+    ] = None,
+    batch_size: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="At most this many partitions per batch.", rich_help_panel="Batches"
+        ),
+    ] = None,
+    max_moves_per_broker: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="At most this many replica moves per broker per batch (replicas it receives "
+            "plus replicas it gives up).",
+            rich_help_panel="Batches",
+        ),
+    ] = None,
+    throttle: Annotated[
+        str | None,
+        typer.Option(
+            help="Replication throttle, bytes/s (e.g. 50000000, 50MB, 48MiB), as given to "
+            "kafka-reassign-partitions --throttle: each batch's ETA.",
+            rich_help_panel="Batches",
+        ),
+    ] = None,
 ) -> None:
     """Plan the fewest moves that meet every topic's placement policy.
 
@@ -95,6 +154,7 @@ def assign(
     --rebalance also evens out every rack. The plan is checked by an independent checker
     before anything is written.
     """
+    from placement.errors import UsageError
     from placement.io.atomic import write_atomic
     from placement.io.inventory import load_inventory
     from placement.io.reassignment import render_election, render_reassignment
@@ -105,6 +165,15 @@ def assign(
     from placement.solver.cpsat import SolveParams
     from placement.solver.engine import Options
 
+    batching = batch_size is not None or max_moves_per_broker is not None
+    if batching != (out_dir is not None):
+        raise UsageError(
+            "--out-dir and --batch-size/--max-moves-per-broker go together",
+            "e.g. --out-dir drain-plan --max-moves-per-broker 5 --throttle 50MB",
+        )
+    if throttle is not None and out_dir is None:
+        raise UsageError("--throttle sets the ETA of batches: use it with --out-dir")
+    rate = parse_rate(throttle) if throttle is not None else None
     loaded = load_inventory(inventory)
     specs = read_topics(topics, CheckContext(loaded.inventory))
     state = read_current(current) if current is not None else None
@@ -124,15 +193,35 @@ def assign(
     )
     if outcome.plan:
         text = render_reassignment(outcome.plan)
-        if out is None:
+        if out is None and out_dir is None:  # with --out-dir, the batches are the output
             sys.stdout.write(text)
-        else:
+        elif out is not None:
             write_atomic(out, text)
         if rollback is not None and outcome.rollback:
             write_atomic(rollback, render_reassignment(outcome.rollback))
     if election is not None and outcome.election:
         write_atomic(election, render_election(outcome.election))
+    batches = None
+    if out_dir is not None:
+        from placement.io.atomic import write_dir_atomic
+        from placement.plan.batches import render_files, split
+
+        current_by_key = {a.key: a for a in outcome.rollback}
+        batches = split(
+            outcome.plan,
+            current_by_key,
+            state.sizes if state is not None else {},
+            batch_size=batch_size,
+            max_moves_per_broker=max_moves_per_broker,
+        )
+        write_dir_atomic(out_dir, render_files(batches, rate), marker="summary.json")
     summarize(outcome)
+    if batches is not None and out_dir is not None:
+        from placement.plan.batches import summary
+
+        from .plan import show_summary
+
+        show_summary(summary(batches, rate), out_dir, stderr=True)
 
 
 def summarize(outcome: Any) -> None:

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from . import assign, score, snapshot
+from . import assign, plan, score, snapshot
 from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
 
 app = typer.Typer(
@@ -28,6 +28,7 @@ app = typer.Typer(
 
 app.add_typer(snapshot.app, name="snapshot")
 app.command("assign")(assign.assign)
+app.add_typer(plan.app, name="plan")
 app.command("score")(score.score)
 app.add_typer(score.cluster_app, name="spark-local-cluster")
 

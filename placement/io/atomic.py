@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+
+from placement.errors import UsageError
 
 
 def write_atomic(path: str | Path, data: str | bytes) -> None:
@@ -27,3 +31,49 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def write_dir_atomic(path: str | Path, files: Mapping[str, str], *, marker: str) -> None:
+    """Write ``files`` (name -> text) as the directory ``path``, all or nothing.
+
+    The files go to a hidden sibling directory first, then one rename puts it in place. An
+    existing ``path`` must be empty or an earlier output of the same kind, recognised by
+    its ``marker`` file; that one is replaced whole, so no stale file from a longer run
+    stays behind.
+    """
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target} exists and is not a directory", "choose another --out-dir")
+    if target.is_dir() and any(target.iterdir()) and not (target / marker).exists():
+        raise UsageError(
+            f"{target} is not empty and holds no {marker}: not overwriting it",
+            "choose a new or empty directory",
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    old = None
+    try:
+        for name, text in files.items():
+            with open(tmp / name, "wb") as fh:
+                fh.write(text.encode("utf-8"))
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.chmod(tmp, 0o777 & ~_umask())
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
+            os.rename(target, old / "d")
+        os.rename(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None and not target.exists():
+            os.rename(old / "d", target)  # put the earlier output back
+        raise
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

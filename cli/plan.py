@@ -1,0 +1,147 @@
+"""`mrc-plan plan show`: what a batched plan (or one reassignment file) will do."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .errors import handle_errors
+
+app = typer.Typer(help="Inspect plans written by `assign`.", no_args_is_help=True)
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "?"
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}"
+    return f"{n:,} B"
+
+
+def _eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    s = round(seconds)
+    return (
+        f"{s // 3600}h{s % 3600 // 60:02d}m{s % 60:02d}s"
+        if s >= 3600
+        else f"{s // 60}m{s % 60:02d}s"
+    )
+
+
+def _brokers(rows: list[dict[str, Any]], limit: int = 4) -> str:
+    ids = [str(r["broker"]) for r in rows]
+    return ",".join(ids[:limit]) + (f" +{len(ids) - limit}" if len(ids) > limit else "")
+
+
+def show_summary(
+    doc: dict[str, Any], where: Path, *, stderr: bool = False, only: str | None = None
+) -> None:
+    """A rich table of a ``summary.json`` document (``only``: the row of that file)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(stderr=stderr, highlight=False, soft_wrap=True)
+    rate = doc.get("throttle_bytes_per_s")
+    total = doc["total"]
+    batches = [b for b in doc["batches"] if only is None or only in (b["file"], b["rollback"])]
+    what = f"{total['batches']} batches" if only is None else f"{only}, one of {total['batches']}"
+    table = Table(
+        title=f"{where}: {what}"
+        + (f", throttle {_size(rate)}/s" if rate else ", no throttle given (no ETA)")
+    )
+    heads = ("file", "parts", "added", "data", "from", "to", "max moves", "ETA")
+    for col in heads:
+        table.add_column(col, justify="left" if col in ("file", "from", "to") else "right")
+    table.columns[0].no_wrap = True
+    for b in batches:
+        table.add_row(
+            b["file"],
+            f"{b['partitions']:,}",
+            f"{b['replicas_added']:,}",
+            _size(b["bytes"]),
+            _brokers(b["senders"]),
+            _brokers(b["receivers"]),
+            str(b["max_moves_per_broker"]),
+            _eta(b["eta_seconds"]),
+        )
+    if only is not None:
+        console.print(table)
+        return
+    leaders = doc.get("leaders")
+    if leaders:
+        table.add_row(leaders["file"], f"{leaders['partitions']:,}", "0", "0 B", "-", "-", "-", "-")
+    table.add_row(
+        "total",
+        f"{total['partitions']:,}",
+        f"{total['replicas_added']:,}",
+        _size(total["bytes"]),
+        "",
+        "",
+        "",
+        _eta(total["eta_seconds"]),
+        style="bold",
+    )
+    console.print(table)
+    console.print("apply in order: " + ", ".join(doc["order"]))
+    if leaders and leaders.get("election"):
+        console.print(
+            f"then elect: kafka-leader-election --election-type PREFERRED "
+            f"--path-to-json-data {where / leaders['election']}"
+        )
+
+
+@app.command("show")
+@handle_errors
+def show(
+    path: Annotated[
+        Path, typer.Argument(help="An --out-dir of `assign`, or one reassignment JSON.")
+    ],
+) -> None:
+    """Print what a plan does: per batch the partitions, replicas added, data, the brokers
+    that send and receive, and the ETA under the throttle."""
+    from placement.errors import InputError
+
+    if path.is_dir():
+        summary_path = path / "summary.json"
+        if not summary_path.is_file():
+            raise InputError(
+                str(path), "no summary.json here", "pass an --out-dir written by `assign`"
+            )
+        try:
+            doc = json.loads(summary_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(str(summary_path), f"cannot read it: {exc}") from None
+        show_summary(doc, path)
+        return
+    _show_file(path)
+
+
+def _show_file(path: Path) -> None:
+    from collections import Counter
+
+    from rich.console import Console
+
+    from placement.io.reassignment import read_reassignment
+
+    summary = path.parent / "summary.json"
+    if summary.is_file():  # one batch of an --out-dir: its row of the summary
+        doc = json.loads(summary.read_text(encoding="utf-8"))
+        if any(path.name in (b["file"], b["rollback"]) for b in doc["batches"]):
+            show_summary(doc, path.parent, only=path.name)
+            return
+    entries = read_reassignment(path)
+    per_broker = Counter(b for a in entries for b in a.replicas)
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(
+        f"{path}: {len(entries):,} partitions of {len({a.topic for a in entries}):,} topics, "
+        f"{sum(per_broker.values()):,} replicas on {len(per_broker):,} brokers"
+    )
+    console.print(
+        "what it moves depends on the current assignment: `assign --out-dir` writes a "
+        "summary.json with replicas added, data and ETA per batch"
+    )
