@@ -57,6 +57,15 @@ show "${cmd[*]}"
 show "head -3 $tmp/drain.json"
 head -3 "$tmp/drain.json"
 
+step "5b. The same drain in batches: at most 3 replica moves per broker per batch"
+cmd=(mrc-plan assign --inventory examples/inventory.json --topics examples/topics.json
+     --current "$tmp/current.json" --drain 4,8 --out-dir "$tmp/drain-batches"
+     --max-moves-per-broker 3)
+show "${cmd[*]} 2>/dev/null"
+"${cmd[@]}" 2>/dev/null
+show "mrc-plan plan show $tmp/drain-batches"
+mrc-plan plan show "$tmp/drain-batches"
+
 step "6. Brokers 12 and 13 join: rebalance onto them and even out the leaders"
 cmd=(mrc-plan assign --inventory examples/inventory-expanded.json --topics examples/topics.json
      --current "$tmp/current.json" --rebalance --balance-leaders --out "$tmp/rebalance.json"
