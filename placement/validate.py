@@ -17,13 +17,12 @@ from placement.io.properties import parse_properties
 from placement.model.policy import PlacementPolicy
 from placement.rules import syntax
 from placement.rules.base import CheckContext, Finding, Rule
-from placement.rules.inventory import BrokerWithoutRack
 from placement.rules.properties import (
     BROKER_PLACEMENT_KEYS,
     PLACEMENT_KEY,
     UnknownPlacementProperty,
 )
-from placement.rules.registry import POLICY_RULES
+from placement.rules.registry import INVENTORY_RULES, POLICY_RULES
 from placement.rules.schema import check_schema
 from placement.rules.suggest import did_you_mean
 
@@ -241,26 +240,18 @@ def _looks_like_describe(path: Path, data: bytes) -> bool:
 
 
 def inventory_diagnostics(loaded: LoadedInventory) -> list[Diagnostic]:
-    """Findings about the inventory itself: brokers without a rack (MRC403)."""
+    """Findings about the inventory itself (MRC403, MRC7xx), at the nodes' declarations."""
+    origins = {"broker": loaded.origins, "controller": loaded.controller_origins}
     out = []
-    for broker in loaded.inventory.brokers:
-        if broker.rack is None:
-            o = loaded.origins.get(broker.id)
+    for rule in INVENTORY_RULES:
+        for f in rule.check(loaded.inventory):
+            o = origins[f.role].get(f.node)
             file, pos, ptr = (
                 (o.file, Position(o.line, o.column), o.pointer)
                 if o
                 else (loaded.path, Position(1, 1), "")
             )
-            out.append(
-                _diag(
-                    BrokerWithoutRack,
-                    file,
-                    pos,
-                    f"broker {broker.id} has no broker.rack",
-                    "set broker.rack on this broker; no placement policy can use it until then",
-                    ptr,
-                )
-            )
+            out.append(_diag(type(rule), file, pos, f.message, f.hint, ptr))
     return out
 
 

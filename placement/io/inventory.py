@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +33,8 @@ class LoadedInventory:
     inventory: Inventory
     path: str
     origins: dict[int, Origin] = field(default_factory=dict)  # broker id -> declaration
+    # a combined-mode node is both a broker and a controller: one id, two roles
+    controller_origins: dict[int, Origin] = field(default_factory=dict)
 
 
 def _read_text(path: Path) -> str:
@@ -43,6 +46,10 @@ def _require_brokers(path: str, brokers: list[Broker]) -> None:
         raise InputError(
             path, "the inventory lists no brokers", "list every broker with its id and rack"
         )
+
+
+def _rack(rack: str | None) -> str:
+    return f"rack {rack!r}" if rack else "no rack"
 
 
 def _load_json(path: Path) -> LoadedInventory:
@@ -74,20 +81,39 @@ def _load_json(path: Path) -> LoadedInventory:
             column=p.column,
         ) from None
     origins: dict[int, Origin] = {}
-    for i, b in enumerate(inv.brokers):
-        ptr = f"/brokers/{i}"
-        p = doc.locate(ptr)
-        if b.id in origins:
-            raise InputError(
-                name,
-                f"broker id {b.id} is listed more than once (first on line {origins[b.id].line})",
-                "each broker id must appear once",
-                line=p.line,
-                column=p.column,
-            )
-        origins[b.id] = Origin(name, p.line, p.column, ptr)
+    controller_origins: dict[int, Origin] = {}
+    broker_racks = {b.id: b.rack for b in inv.brokers}
+    members: tuple[tuple[str, Sequence[Broker | Controller], dict[int, Origin]], ...] = (
+        ("brokers", inv.brokers, origins),
+        ("controllers", inv.controllers, controller_origins),
+    )
+    for member, nodes, seen in members:
+        role = member[:-1]
+        for i, node in enumerate(nodes):
+            ptr = f"/{member}/{i}"
+            p = doc.locate(ptr)
+            if node.id in seen:
+                raise InputError(
+                    name,
+                    f"{role} id {node.id} is listed more than once "
+                    f"(first on line {seen[node.id].line})",
+                    f"each {role} id must appear once",
+                    line=p.line,
+                    column=p.column,
+                )
+            # the same id in brokers and controllers is one combined-mode node: one rack
+            if role == "controller" and broker_racks.get(node.id, node.rack) != node.rack:
+                raise InputError(
+                    name,
+                    f"node {node.id} is a broker with {_rack(broker_racks[node.id])} "
+                    f"(line {origins[node.id].line}) and a controller with {_rack(node.rack)}",
+                    "a combined-mode node has one broker.rack: give both entries the same",
+                    line=p.line,
+                    column=p.column,
+                )
+            seen[node.id] = Origin(name, p.line, p.column, ptr)
     _require_brokers(name, list(inv.brokers))
-    return LoadedInventory(inv, name, origins)
+    return LoadedInventory(inv, name, origins, controller_origins)
 
 
 def _load_csv(path: Path) -> LoadedInventory:
@@ -168,6 +194,7 @@ def _load_properties_dir(path: Path) -> LoadedInventory:
     brokers: list[Broker] = []
     controllers: list[Controller] = []
     origins: dict[int, Origin] = {}
+    controller_origins: dict[int, Origin] = {}
     files = sorted(
         p
         for p in path.rglob("*.properties")
@@ -197,17 +224,22 @@ def _load_properties_dir(path: Path) -> LoadedInventory:
         rack = rack_prop.value.strip() or None if rack_prop else None
         roles_prop = props.get("process.roles")
         roles = {r.strip() for r in roles_prop.value.split(",")} if roles_prop else {"broker"}
+        # node.id is unique over the cluster: a combined-mode node is one file with both roles
+        first = origins.get(node_id) or controller_origins.get(node_id)
+        if first is not None:
+            raise InputError(
+                str(file),
+                f"{id_prop.key} {node_id} is also declared in {first.file}",
+                "every broker and controller needs its own node.id",
+                line=id_prop.line,
+                column=id_prop.column,
+            )
+        origin = Origin(str(file), id_prop.line, id_prop.column)
         if "controller" in roles:
+            controller_origins[node_id] = origin
             controllers.append(Controller(id=node_id, rack=rack))
         if "broker" in roles:
-            if node_id in origins:
-                raise InputError(
-                    str(file),
-                    f"broker id {node_id} is also declared in {origins[node_id].file}",
-                    line=id_prop.line,
-                    column=id_prop.column,
-                )
-            origins[node_id] = Origin(str(file), id_prop.line, id_prop.column)
+            origins[node_id] = origin
             brokers.append(Broker(id=node_id, rack=rack))
     if not brokers:
         raise InputError(
@@ -215,7 +247,9 @@ def _load_properties_dir(path: Path) -> LoadedInventory:
             "no server.properties with a broker was found in the directory",
             "point --inventory at a directory of broker server.properties files",
         )
-    return LoadedInventory(Inventory(brokers=brokers, controllers=controllers), str(path), origins)
+    return LoadedInventory(
+        Inventory(brokers=brokers, controllers=controllers), str(path), origins, controller_origins
+    )
 
 
 def load_inventory(path: str | Path) -> LoadedInventory:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from placement.diagnostics.model import Severity
 
@@ -20,6 +20,7 @@ FAMILIES = {
     4: "inventory",
     5: "resilience",
     6: "properties",
+    7: "topology",
 }
 
 
@@ -31,6 +32,16 @@ class Finding:
     message: str
     hint: str = ""
     at_key: bool = False  # point at the member's key rather than its value
+
+
+@dataclass(frozen=True, slots=True)
+class NodeFinding:
+    """What an inventory rule found, reported where the node is declared in the inventory."""
+
+    role: Literal["broker", "controller"]
+    node: int
+    message: str
+    hint: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,4 +73,11 @@ class PolicyRule(Rule):
     """A rule that inspects one schema-valid policy."""
 
     def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
+        raise NotImplementedError
+
+
+class InventoryRule(Rule):
+    """A rule that inspects the inventory once (`--inventory`), whatever the policies."""
+
+    def check(self, inventory: Inventory) -> Iterator[NodeFinding]:
         raise NotImplementedError

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from placement.diagnostics.model import Severity
+from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
-from placement.rules.base import CheckContext, Finding, PolicyRule, Rule
+from placement.rules.base import CheckContext, Finding, InventoryRule, NodeFinding, PolicyRule
 from placement.rules.suggest import did_you_mean
 
 
@@ -88,7 +89,7 @@ class InsufficientBrokers(PolicyRule):
                 )
 
 
-class BrokerWithoutRack(Rule):
+class BrokerWithoutRack(InventoryRule):
     """A broker in the inventory has no `broker.rack`.
 
     What it does: reports each such broker, in the inventory file.
@@ -104,3 +105,13 @@ class BrokerWithoutRack(Rule):
     code = "MRC403"
     name = "broker-without-rack"
     severity = Severity.ERROR
+
+    def check(self, inventory: Inventory) -> Iterator[NodeFinding]:
+        for broker in inventory.brokers:
+            if broker.rack is None:
+                yield NodeFinding(
+                    "broker",
+                    broker.id,
+                    f"broker {broker.id} has no broker.rack",
+                    "set broker.rack on this broker; no placement policy can use it until then",
+                )

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from placement.rules import inventory, properties, resilience, schema, semantics, syntax
-from placement.rules.base import PolicyRule, Rule
+from placement.rules import (
+    inventory,
+    properties,
+    resilience,
+    schema,
+    semantics,
+    syntax,
+    topology,
+)
+from placement.rules.base import InventoryRule, PolicyRule, Rule
 
 ALL_RULES: tuple[type[Rule], ...] = (
     syntax.InvalidJson,
@@ -27,11 +35,19 @@ ALL_RULES: tuple[type[Rule], ...] = (
     resilience.MinIsrNoHeadroom,
     resilience.SingleRackSyncReplicas,
     properties.UnknownPlacementProperty,
+    topology.ControllerQuorumRackLoss,
+    topology.TwoDcPartition,
+    topology.SyncReplicasInQuorumRack,
+    topology.ControllerWithoutRack,
 )
 
 RULES: dict[str, type[Rule]] = {r.code: r for r in ALL_RULES}
 
 POLICY_RULES: tuple[PolicyRule, ...] = tuple(r() for r in ALL_RULES if issubclass(r, PolicyRule))
+
+INVENTORY_RULES: tuple[InventoryRule, ...] = tuple(
+    r() for r in ALL_RULES if issubclass(r, InventoryRule)
+)
 
 
 def lookup(code_or_name: str) -> type[Rule] | None:

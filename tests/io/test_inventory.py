@@ -139,6 +139,45 @@ def test_json_errors_name_file_line_and_column(
     assert err.message.startswith(f"{tmp_path / 'inventory.json'}:{line}:{column}: ")
 
 
+def test_json_combined_mode_node_is_a_broker_and_a_controller(tmp_path: Path) -> None:
+    text = (
+        '{"brokers": [\n  {"id": 1, "rack": "dc1"},\n  {"id": 2, "rack": "dc2"}\n],\n'
+        ' "controllers": [\n  {"id": 1, "rack": "dc1"},\n  {"id": 9001, "rack": "dc3"}\n]}'
+    )
+    path = write(tmp_path, "inv.json", text)
+    loaded = load_inventory(path)
+    assert [c.id for c in loaded.inventory.controllers] == [1, 9001]
+    assert loaded.origins[1] == Origin(str(path), 2, 3, "/brokers/0")
+    assert loaded.controller_origins == {
+        1: Origin(str(path), 6, 3, "/controllers/0"),
+        9001: Origin(str(path), 7, 3, "/controllers/1"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("controllers", "fragment"),
+    [
+        (
+            '{"id": 9001, "rack": "dc1"},\n  {"id": 9001, "rack": "dc2"}',
+            "controller id 9001 is listed more than once (first on line 4)",
+        ),
+        (
+            '{"id": 7, "rack": "dc3"},\n  {"id": 1, "rack": "dc2"}',
+            "node 1 is a broker with rack 'dc1' (line 2) and a controller with rack 'dc2'",
+        ),
+        ('{"id": 7, "rack": "dc3"},\n  {"id": 1}', "and a controller with no rack"),
+    ],
+    ids=["controller-twice", "combined-node-two-racks", "combined-node-rack-missing"],
+)
+def test_json_controller_errors(tmp_path: Path, controllers: str, fragment: str) -> None:
+    text = (
+        f'{{"brokers": [\n  {{"id": 1, "rack": "dc1"}}],\n "controllers": [\n  {controllers}\n]}}'
+    )
+    err = load_error(write(tmp_path, "inv.json", text))
+    assert where(err) == ("inv.json", 5, 3)
+    assert fragment in err.message
+
+
 def test_json_invalid_utf8(tmp_path: Path) -> None:
     text = b'{"brokers": [\n{"id": 1, "rack": "M\xfcnchen"}]}'
     err = load_error(write(tmp_path, "inv.json", text))
@@ -262,6 +301,36 @@ def test_directory_duplicate_node_id(tmp_path: Path) -> None:
     err = load_error(tmp_path)
     assert (err.path, err.line, err.column) == (str(tmp_path / "b" / "server.properties"), 3, 1)
     assert str(tmp_path / "a" / "server.properties") in err.message
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("controller", "controller"), ("broker", "controller"), ("controller", "broker,controller")],
+)
+def test_directory_node_id_is_unique_over_roles(tmp_path: Path, first: str, second: str) -> None:
+    # one node.id per process: a combined-mode node is one file with both roles, not two files
+    write(tmp_path, "a/server.properties", _node(first, "9001", "dc1"))
+    write(tmp_path, "b/server.properties", _node(second, "9001", "dc1"))
+    write(tmp_path, "c/server.properties", _node("broker", "1", "dc1"))
+    err = load_error(tmp_path)
+    assert (err.path, err.line, err.column) == (str(tmp_path / "b" / "server.properties"), 3, 1)
+    assert f"node.id 9001 is also declared in {tmp_path / 'a' / 'server.properties'}" in err.message
+
+
+def test_directory_combined_mode_fixture() -> None:
+    root = INVENTORIES / "combined-two-sites-servers"
+    loaded = load_inventory(root)
+    inv = loaded.inventory
+    assert sorted((b.id, b.rack) for b in inv.brokers) == [
+        (1, "dc1"),
+        (2, "dc1"),
+        (3, "dc2"),
+        (4, "dc2"),
+    ]
+    assert sorted((c.id, c.rack) for c in inv.controllers) == [(1, "dc1"), (2, "dc1"), (3, "dc2")]
+    node_1 = Origin(str(root / "dc1-node-1" / "server.properties"), 3, 1)
+    assert loaded.origins[1] == loaded.controller_origins[1] == node_1
+    assert set(loaded.controller_origins) == {1, 2, 3}
 
 
 def test_directory_node_without_an_id(tmp_path: Path) -> None:
