@@ -481,6 +481,37 @@ def test_inventory_formats_agree(cli: Cli, valid_dir: Path) -> None:
     assert codes(report_json(outs[0])) == codes(report_json(outs[1])) == []
 
 
+def _positions(report: dict) -> dict[str, list[tuple[str, int, int]]]:
+    return {
+        Path(f["path"]).name: [(d["code"], d["line"], d["column"]) for d in f["diagnostics"]]
+        for f in report["files"]
+        if f["diagnostics"]
+    }
+
+
+def test_topology_checks_two_data_centres(cli: Cli, valid_dir: Path, tmp_path: Path) -> None:
+    # the README's example: controllers 3+2 over the two broker racks
+    policy = valid_dir / "clickstream.json"
+    inv = EXAMPLES / "inventory-two-dc.json"
+    result = cli(["validate", "--format", "json", "--inventory", inv, policy])
+    assert result.exit_code == 1
+    assert _positions(report_json(result)) == {
+        "inventory-two-dc.json": [("MRC701", 13, 5), ("MRC702", 13, 5)],
+        "clickstream.json": [("MRC703", 3, 3)],
+    }
+    # one us-west controller moved to a third site (2.5 DC): only the two-site warning stays
+    text = inv.read_text()
+    moved = '{"id": 9001, "rack": "us-west"}'
+    assert moved in text
+    two_and_a_half = tmp_path / "inventory-2.5-dc.json"
+    two_and_a_half.write_text(text.replace(moved, '{"id": 9001, "rack": "eu-central"}'))
+    args = ["validate", "--format", "json", "--inventory", two_and_a_half, policy]
+    result = cli(args)
+    assert result.exit_code == 0
+    assert _positions(report_json(result)) == {"inventory-2.5-dc.json": [("MRC702", 13, 5)]}
+    assert cli([*args, "--strict"]).exit_code == 1
+
+
 def test_server_properties(cli: Cli, tmp_path: Path) -> None:
     props = tmp_path / "server.properties"
     shutil.copy(EXAMPLES / "server.properties", props)
