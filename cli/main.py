@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from . import assign, plan, score, snapshot
+from . import assign, plan, score, simulate, snapshot
 from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
 
 app = typer.Typer(
@@ -30,6 +30,7 @@ app.add_typer(snapshot.app, name="snapshot")
 app.command("assign")(assign.assign)
 app.add_typer(plan.app, name="plan")
 app.command("score")(score.score)
+app.command("simulate")(simulate.simulate)
 app.add_typer(score.cluster_app, name="spark-local-cluster")
 
 
@@ -184,6 +185,7 @@ class SchemaName(StrEnum):
     INVENTORY = "inventory"
     DIAGNOSTICS = "diagnostics"
     SCORE_REPORT = "score-report"
+    SIMULATE_REPORT = "simulate-report"
 
 
 @app.command()
@@ -205,7 +207,9 @@ def schema(
             write_atomic(write / schema_filename(n), render_schema(n))
         return
     if name is None:
-        raise UsageError("name a schema: placement, inventory, diagnostics or score-report")
+        raise UsageError(
+            "name a schema: placement, inventory, diagnostics, score-report or simulate-report"
+        )
     sys.stdout.write(render_schema(name.value))
 
 

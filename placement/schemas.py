@@ -10,6 +10,7 @@ from placement.diagnostics.model import ValidationReport
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
 from placement.score.report import ScoreReport
+from placement.simulate import SimulateReport
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMAS: dict[str, type[BaseModel]] = {
@@ -17,6 +18,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "inventory": Inventory,
     "diagnostics": ValidationReport,
     "score-report": ScoreReport,
+    "simulate-report": SimulateReport,
 }
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -66,3 +67,15 @@ def policies(tmp_path: Path) -> Path:
     shutil.copytree(EXAMPLES / "placement", root / "placement")
     shutil.copytree(EXAMPLES / "broken", root / "broken")
     return root
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One local[2] SparkSession for every Spark test (STYLE: start it once)."""
+    pytest.importorskip("pyspark")
+    from placement.score.session import build_session
+
+    session = build_session("local[2]", app="mrc-plan-tests")
+    session.conf.set("spark.sql.shuffle.partitions", "2")
+    yield session
+    session.stop()

@@ -6,15 +6,25 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import BinaryIO
 
 from placement.errors import UsageError
 
 
 def write_atomic(path: str | Path, data: str | bytes) -> None:
-    target = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    with open_atomic(path) as fh:
+        fh.write(payload)
+
+
+@contextlib.contextmanager
+def open_atomic(path: str | Path) -> Iterator[BinaryIO]:
+    """A binary file for writing in pieces (a stream too big to hold in memory): it
+    replaces ``path`` complete when the block ends, and nothing changes if the block
+    raises."""
+    target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
@@ -23,7 +33,7 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         os.umask(umask)
         os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)

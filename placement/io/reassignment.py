@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from placement.errors import InputError
-from placement.io.atomic import write_atomic
+from placement.io.atomic import open_atomic, write_atomic
 from placement.io.jsonsrc import JsonSyntaxError, ParsedJson, parse_json
 from placement.io.positions import LineIndex
 from placement.io.textfile import read_text
@@ -211,13 +211,40 @@ def write_reassignment(path: str | Path, assignments: Iterable[PartitionAssignme
     write_atomic(path, render_reassignment(assignments))
 
 
+def _election_entry(topic: str, partition: int) -> str:
+    return json.dumps(
+        {"topic": topic, "partition": partition}, separators=(",", ":"), ensure_ascii=False
+    )
+
+
 def render_election(keys: Iterable[tuple[str, int]]) -> str:
-    """The `kafka-leader-election --path-to-json-data` file for these partitions, sorted."""
+    """The `kafka-leader-election --path-to-json-file` file for these partitions, sorted."""
     rows = sorted(set(keys))
     if not rows:
         raise ValueError("no partition to elect a leader for; nothing to write")
-    lines = [
-        json.dumps({"topic": t, "partition": p}, separators=(",", ":"), ensure_ascii=False)
-        for t, p in rows
-    ]
+    lines = [_election_entry(t, p) for t, p in rows]
     return '{"partitions":[\n' + ",\n".join(lines) + "\n]}\n"
+
+
+class _NothingToWriteError(Exception):
+    pass
+
+
+def write_election_stream(path: str | Path, keys: Iterable[tuple[str, int]]) -> int:
+    """Stream ``keys`` (sorted, distinct: a Spark result too big to hold) into a
+    `kafka-leader-election --path-to-json-file` file, in the layout Kafka itself prints,
+    ``{"version":1,"partitions":[...]}``; atomically. Returns how many were written; with
+    none, nothing is written (Kafka rejects an empty list) and the result is 0."""
+    count = 0
+    try:
+        with open_atomic(path) as fh:
+            for topic, partition in keys:
+                fh.write(b'{"version":1,"partitions":[\n' if count == 0 else b",\n")
+                fh.write(_election_entry(topic, partition).encode("utf-8"))
+                count += 1
+            if count == 0:
+                raise _NothingToWriteError
+            fh.write(b"\n]}\n")
+    except _NothingToWriteError:
+        return 0
+    return count

@@ -35,6 +35,7 @@ class CurrentState:
     assignments: list[PartitionAssignment]
     policies: dict[str, PlacementPolicy] = field(default_factory=dict)  # from describe/snapshot
     sizes: dict[Key, int] = field(default_factory=dict)
+    min_isr: dict[str, int] = field(default_factory=dict)  # from describe/snapshot configs
 
 
 def _policy(text: str, source: str, topic: str) -> PlacementPolicy:
@@ -69,15 +70,18 @@ def read_current(path: str | Path) -> CurrentState:
             )
             if size is not None:
                 sizes[(topic, partition)] = size
-        policies = {}
-        for topic, text in zip(
+        policies, min_isr = {}, {}
+        for topic, text, m in zip(
             snap.topics.column("topic").to_pylist(),
             snap.topics.column("placement").to_pylist(),
+            snap.topics.column("min_isr").to_pylist(),
             strict=True,
         ):
             if text:
                 policies[topic] = _policy(text, str(p), topic)
-        return CurrentState(assignments, policies, sizes)
+            if m is not None:
+                min_isr[topic] = m
+        return CurrentState(assignments, policies, sizes, min_isr)
     head = p.read_bytes()[:4096].lstrip() if p.is_file() else b""
     if head.startswith(b"Topic:") or b"\nTopic:" in head or b"\tTopic:" in head:
         described = read_describe(p)
@@ -85,7 +89,8 @@ def read_current(path: str | Path) -> CurrentState:
         for name, topic in described.topics.items():
             if topic.placement is not None and topic.placement.value.strip():
                 policies[name] = _policy(topic.placement.value, str(p), name)
-        return CurrentState([d.assignment() for d in described.partitions], policies)
+        min_isr = {n: t.min_isr for n, t in described.topics.items() if t.min_isr is not None}
+        return CurrentState([d.assignment() for d in described.partitions], policies, {}, min_isr)
     return CurrentState(read_reassignment(p))
 
 

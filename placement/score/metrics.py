@@ -117,10 +117,9 @@ def with_codes(racks: RackCodes) -> Any:
 
     def transform(parts: DataFrame) -> DataFrame:
         observers = F.coalesce("observers", F.array().cast("array<int>"))
-        n_sync = F.greatest(F.size("replicas") - F.size(observers), F.lit(0))
         return parts.withColumns(
             {
-                "sync_codes": F.transform(F.slice("replicas", 1, n_sync), lambda b: code(b)),
+                "sync_codes": F.transform(sync_replicas(), lambda b: code(b)),
                 "obs_codes": F.transform(observers, lambda b: code(b)),
             }
         )
@@ -148,6 +147,27 @@ def _flag(cond: Column) -> Column:
     from pyspark.sql import functions as F  # noqa: N812
 
     return F.when(cond, 1).otherwise(0)
+
+
+def failure_flags(s: Column, o: Column) -> dict[str, Column]:
+    """SPEC §7's outcome of a failure, from ``s`` surviving sync replicas and ``o``
+    surviving observers, with the ``min_isr`` and ``promotes`` columns: a boolean column
+    each for ``offline``, ``under_min_isr`` and ``promoted`` (available: none of them).
+    The same rules as `placement.simulate.classify`; a test holds the two together."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    m = F.col("min_isr")
+    short = (s > 0) & (s < m)
+    promoted = short & F.col("promotes") & (s + o >= m)
+    return {"offline": s == 0, "under_min_isr": short & ~promoted, "promoted": promoted}
+
+
+def sync_replicas() -> Column:
+    """The first ``replicas - observers`` of ``replicas``."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    observers = F.coalesce("observers", F.array().cast("array<int>"))
+    return F.slice("replicas", 1, F.greatest(F.size("replicas") - F.size(observers), F.lit(0)))
 
 
 def state_count_names(racks: RackCodes) -> list[str]:
@@ -178,15 +198,11 @@ def with_state_counts(racks: RackCodes) -> Any:
             alive[f"\x00o{code}"] = F.size(F.filter("obs_codes", elsewhere(code)))
         counts = {"n_replicas": F.size("replicas"), "violations": _flag(violation())}
         has = F.col("want_sync").isNotNull()
-        m = F.col("min_isr")
         for code in racks.inventory:
             name = f"{racks.names[code]}\x00"
-            s, o = F.col(f"\x00s{code}"), F.col(f"\x00o{code}")
-            short = has & (s > 0) & (s < m)
-            promoted = short & F.col("promotes") & (s + o >= m)
-            counts[f"{name}offline"] = _flag(has & (s == 0))
-            counts[f"{name}under_min_isr"] = _flag(short & ~promoted)
-            counts[f"{name}promoted"] = _flag(promoted)
+            flags = failure_flags(F.col(f"\x00s{code}"), F.col(f"\x00o{code}"))
+            for outcome, flag in flags.items():
+                counts[f"{name}{outcome}"] = _flag(has & flag)
         return parts.withColumns(alive).withColumns(counts).drop(*alive)
 
     return transform
@@ -284,5 +300,74 @@ def plan_rows(plan: DataFrame, racks: RackCodes) -> Any:
         # a shuffle boundary: the join and the scoring in one stage make a method too large
         # for the JIT to compile (measured on a 500k-partition plan: 17 s -> 8 s)
         return rows.repartition("topic", "partition")
+
+    return transform
+
+
+def applied(plan: DataFrame) -> Any:
+    """Partitions -> the partitions after ``plan``: a listed partition takes the plan's
+    replicas and observers, the others keep theirs; ``listed`` counts the plan's entries
+    for the partition (0: not in the plan; more than 1: Kafka would reject the plan).
+    Entries for partitions the snapshot lacks are ignored, as in `plan_rows`."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    entries = plan.groupBy("topic", "partition").agg(
+        F.first("replicas").alias("new_replicas"),
+        F.first("observers").alias("new_observers"),
+        F.count("*").alias("listed"),
+    )
+
+    def transform(parts: DataFrame) -> DataFrame:
+        joined = parts.join(entries, ["topic", "partition"], "left")
+        listed = F.col("listed").isNotNull()
+        return joined.select(
+            "topic",
+            "partition",
+            F.when(listed, F.col("new_replicas")).otherwise(F.col("replicas")).alias("replicas"),
+            F.when(listed, F.coalesce("new_observers", F.array().cast("array<int>")))
+            .otherwise(F.col("observers"))
+            .alias("observers"),
+            "size_bytes",
+            F.coalesce("listed", F.lit(0)).alias("listed"),
+        )
+
+    return transform
+
+
+def with_failure(down: Iterable[int], default_min_isr: int) -> Any:
+    """After `with_policy`: the outcome of taking the brokers ``down`` down, per partition.
+
+    Adds ``survivors`` (the surviving observers, in order), the 0/1 columns ``offline``,
+    ``under_min_isr``, ``promoted``, ``available``, and of the offline ones ``unclean``
+    (an observer survives: an unclean election can bring it back) and ``lost`` (nothing
+    survives). Every partition counts, with a policy or not (none: no promotion)."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    failed = F.array(*[F.lit(b) for b in sorted(down)]).cast("array<int>")
+
+    def alive(b: Column) -> Column:
+        return ~F.array_contains(failed, b)
+
+    def transform(parts: DataFrame) -> DataFrame:
+        observers = F.coalesce("observers", F.array().cast("array<int>"))
+        with_survivors = parts.withColumns(
+            {
+                "min_isr": F.coalesce("min_isr", F.lit(default_min_isr)),
+                "promotes": F.coalesce("promotes", F.lit(False)),
+                "\x00s": F.size(F.filter(sync_replicas(), alive)),
+                "survivors": F.filter(observers, alive),
+            }
+        )
+        s, o = F.col("\x00s"), F.size("survivors")
+        flags = failure_flags(s, o)
+        offline = flags["offline"]
+        return with_survivors.withColumns(
+            {
+                **{k: _flag(v) for k, v in flags.items()},
+                "available": _flag(~offline & ~flags["under_min_isr"] & ~flags["promoted"]),
+                "unclean": _flag(offline & (o > 0)),
+                "lost": _flag(offline & (o == 0)),
+            }
+        ).drop("\x00s")
 
     return transform

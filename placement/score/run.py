@@ -75,7 +75,7 @@ class StateScore:
     rack_failure: dict[str, dict[str, int]]  # rack -> offline, under_min_isr, promoted
 
 
-def _parsed_policies(
+def parsed_policies(
     root: Path, topics: Any
 ) -> list[tuple[str, PlacementPolicy | None, int | None]]:
     rows = []
@@ -119,7 +119,7 @@ def prepare(spark: Any, root: Path, brokers: Any, topics: Any, default_min_isr: 
             strict=True,
         )
     )
-    parsed = _parsed_policies(root, topics)
+    parsed = parsed_policies(root, topics)
     racks = RackCodes.build(by_id, {r for _, p, _ in parsed if p for r in p.per_rack()})
     code = {n: i for i, n in enumerate(racks.names)}
     rows = policy_rows(parsed, default_min_isr, code)
@@ -309,7 +309,7 @@ def run_score(
         raise InputError(str(r), "a snapshot is a directory holding brokers, topics, partitions")
     brokers = read_table(r, "brokers")
     topics = read_table(r, "topics")
-    _parsed_policies(r, topics)  # bad policies fail before Spark starts
+    parsed_policies(r, topics)  # bad policies fail before Spark starts
     for plan in plans:
         if not Path(plan).is_file():
             raise InputError(str(plan), "plan file not found", "pass reassignment JSON files")

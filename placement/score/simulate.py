@@ -1,0 +1,139 @@
+"""`simulate` on the Spark stage: a failure applied to every partition of a snapshot.
+
+The same transforms as `score` (`with_policy`, `failure_flags`, the plan read by
+`read_plan`); this is the one run function, with the reads and the actions. Only
+aggregates per topic and the unclean partitions come back to the driver, the latter
+streamed straight into the `--unclean-out` file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from placement.errors import InputError
+from placement.io.reassignment import write_election_stream
+from placement.io.snapshot import read_table
+from placement.model.inventory import Inventory
+from placement.score.metrics import applied, with_failure, with_policy
+from placement.score.run import parsed_policies, prepare, read_partitions, read_plan
+from placement.simulate import (
+    SAMPLE,
+    Counts,
+    Failure,
+    SimulateReport,
+    TopicCounts,
+    UncleanPartition,
+    build_report,
+    policy_label,
+)
+
+COUNTS = [k for k in Counts.model_fields if k != "partitions"]
+
+
+def snapshot_brokers(root: Path) -> dict[int, str | None]:
+    brokers = read_table(root, "brokers")
+    return dict(
+        zip(
+            brokers.column("broker_id").to_pylist(),
+            brokers.column("rack").to_pylist(),
+            strict=True,
+        )
+    )
+
+
+def run_simulate(
+    snapshot: str | Path,
+    *,
+    fail_rack: str | None = None,
+    fail_brokers: list[int] | None = None,
+    plan: str | Path | None = None,
+    master: str | None = None,
+    default_min_isr: int = 1,
+    inventory: Inventory | None = None,
+    unclean_out: str | Path | None = None,
+    progress: Callable[[str], None] = lambda _: None,
+) -> tuple[SimulateReport, int | None]:
+    """The report, and how many partitions went to ``unclean_out`` (None: not asked)."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    from placement.score.session import build_session
+
+    root = Path(snapshot)
+    if not root.is_dir():
+        raise InputError(str(root), "a snapshot is a directory holding brokers, topics, partitions")
+    failure = Failure.resolve(snapshot_brokers(root), fail_rack, fail_brokers)
+    brokers, topics = read_table(root, "brokers"), read_table(root, "topics")
+    if plan is not None and not Path(plan).is_file():
+        raise InputError(str(plan), "plan file not found", "pass a reassignment JSON file")
+    progress("starting Spark")
+    spark = build_session(master, app="mrc-plan simulate")
+    ctx = prepare(spark, root, brokers, topics, default_min_isr)
+    parts = read_partitions(spark, root)
+    if plan is not None:
+        parts = parts.transform(applied(read_plan(spark, plan)))
+    else:
+        parts = parts.withColumn("listed", F.lit(0))
+    judged = parts.transform(with_policy(ctx.policies)).transform(
+        with_failure(failure.brokers, default_min_isr)
+    )
+    progress("applying the failure to every partition")
+    labels = {t: policy_label(p) for t, p, _ in parsed_policies(root, topics)}
+    rows = (
+        judged.groupBy("topic")
+        .agg(
+            F.count("*").alias("partitions"),
+            F.first("min_isr").alias("min_isr"),
+            F.sum(F.when(F.col("listed") > 1, 1).otherwise(0)).alias("listed_twice"),
+            *(F.sum(c).alias(c) for c in COUNTS),
+        )
+        .orderBy("topic")
+        .collect()
+    )
+    twice = sum(int(r["listed_twice"]) for r in rows)
+    if twice:
+        raise InputError(
+            str(plan),
+            f"{twice} partition(s) are listed more than once",
+            "Kafka rejects such a reassignment: keep one entry per partition",
+        )
+    per_topic = [
+        TopicCounts(
+            topic=r["topic"],
+            policy=labels.get(r["topic"], "none"),
+            min_isr=int(r["min_isr"]),
+            partitions=int(r["partitions"]),
+            **{c: int(r[c]) for c in COUNTS},
+        )
+        for r in rows
+    ]
+    unclean = (
+        judged.where(F.col("unclean") == 1)
+        .select("topic", "partition", "survivors")
+        .orderBy("topic", "partition")
+    )
+    total_unclean = sum(t.unclean for t in per_topic)
+    sample = [
+        UncleanPartition(topic=r["topic"], partition=r["partition"], observers=r["survivors"])
+        for r in (unclean.limit(SAMPLE).collect() if total_unclean else [])
+    ]
+    written = None
+    if unclean_out is not None:
+        progress(f"writing {unclean_out}")
+        keys = (
+            (r["topic"], r["partition"])
+            for r in (
+                unclean.select("topic", "partition").toLocalIterator() if total_unclean else []
+            )
+        )
+        written = write_election_stream(unclean_out, keys)
+    report = build_report(
+        failure,
+        per_topic,
+        sample,
+        None if plan is None else str(plan),
+        default_min_isr,
+        "spark",
+        inventory,
+    )
+    return report, written

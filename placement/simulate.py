@@ -1,0 +1,354 @@
+"""`simulate`: what a rack or broker failure does to every partition (SPEC §7).
+
+Per partition, after the plan when there is one, with the failed brokers down and every
+surviving sync replica assumed in the ISR: ``s`` sync replicas and ``o`` observers survive,
+``m`` is the topic's min ISR (else the default). The partition is
+
+- *offline* when ``s = 0``: automatic promotion handles partial failures only. With a
+  surviving observer it can come back through an unclean leader election onto that
+  observer (``unclean``: possible loss of the writes it had not copied yet); with no
+  replica left at all it is *lost* until the brokers return;
+- *promoted* when ``0 < s < m`` and the policy is v2 ``under-min-isr`` or
+  ``under-replicated`` and ``s + o >= m``: observers join the ISR and acks=all writes go on;
+- *under min ISR* when ``0 < s < m`` otherwise: acks=all writes fail;
+- *available* when ``s >= m``.
+
+Topics without a policy are classified too (their replicas are all sync replicas unless
+observers are listed; they never promote). A replica on a broker the inventory does not
+know counts as surviving: only the brokers named by the failure go down.
+
+This module is the in-process engine for inputs held in memory; the Spark stage
+(`placement.score.simulate`) computes the same report for snapshots, from the same
+definitions (`classify` here, `failure_flags` there; a test holds them to each other).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from placement.errors import UsageError
+from placement.model.assignment import PartitionAssignment
+from placement.model.inventory import Inventory
+from placement.model.policy import PlacementPolicy, PromotionPolicy
+from placement.rules.topology import majority
+
+if TYPE_CHECKING:
+    from placement.io.inventory import LoadedInventory
+
+Key = tuple[str, int]
+
+# the unclean partitions the report lists itself; all of them go to --unclean-out
+SAMPLE = 20
+
+
+class Outcome(StrEnum):
+    AVAILABLE = "available"
+    PROMOTED = "promoted"
+    UNDER_MIN_ISR = "under_min_isr"
+    OFFLINE = "offline"
+
+
+def promotes(policy: PlacementPolicy | None) -> bool:
+    """Observers join the ISR by themselves (v2 under-min-isr or under-replicated)."""
+    return policy is not None and policy.promotion in (
+        PromotionPolicy.UNDER_MIN_ISR,
+        PromotionPolicy.UNDER_REPLICATED,
+    )
+
+
+def policy_label(policy: PlacementPolicy | None) -> str:
+    """How the report names a topic's promotion behaviour: ``v2 under-min-isr``, ``v1``…"""
+    if policy is None:
+        return "none"
+    if policy.version == 1:
+        return "v1"
+    return f"v2 {policy.promotion.value}"
+
+
+def classify(s: int, o: int, m: int, promoting: bool) -> Outcome:
+    """SPEC §7 for one partition: ``s`` sync replicas and ``o`` observers survive."""
+    if s == 0:
+        return Outcome.OFFLINE
+    if s >= m:
+        return Outcome.AVAILABLE
+    if promoting and s + o >= m:
+        return Outcome.PROMOTED
+    return Outcome.UNDER_MIN_ISR
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FailureSpec(_Model):
+    rack: str | None = Field(description="the failed rack; null when brokers were named")
+    brokers: list[int] = Field(description="every broker that goes down, ascending")
+
+
+class Counts(_Model):
+    partitions: int = 0
+    available: int = 0
+    promoted: int = 0
+    under_min_isr: int = 0
+    offline: int = 0
+    unclean: int = Field(0, description="offline, with a surviving observer to elect uncleanly")
+    lost: int = Field(0, description="offline, with no replica left at all")
+
+    def add(self, other: Counts) -> Counts:
+        return Counts(**{k: getattr(self, k) + getattr(other, k) for k in Counts.model_fields})
+
+
+class TopicCounts(Counts):
+    topic: str
+    policy: str = Field(description='"v2 under-min-isr", "v2 under-replicated", … "v1", "none"')
+    min_isr: int
+
+
+class UncleanPartition(_Model):
+    topic: str
+    partition: int
+    observers: list[int] = Field(description="the surviving observers, in replica order")
+
+
+class Quorum(_Model):
+    controllers: int
+    surviving: int
+    majority: int
+    kept: bool
+
+
+class SimulateReport(_Model):
+    """What `mrc-plan simulate` reports (schema: schemas/simulate-report.schema.json)."""
+
+    model_config = ConfigDict(
+        title="mrc-plan simulate report",
+        json_schema_extra={"$id": "https://mrc-plan.dev/schemas/simulate-report.schema.json"},
+    )
+
+    failure: FailureSpec
+    plan: str | None
+    default_min_isr: int
+    engine: Literal["spark", "in-process"]
+    totals: Counts
+    topics: list[TopicCounts] = Field(description="every topic with partitions, by name")
+    unclean_sample: list[UncleanPartition] = Field(
+        description=f"the first {SAMPLE} unclean partitions by (topic, partition); "
+        "--unclean-out writes all of them"
+    )
+    quorum: Quorum | None = Field(description="the KRaft quorum, when controllers are known")
+
+    @property
+    def writes_fail(self) -> int:
+        """Partitions where acks=all writes stop: offline or under min ISR."""
+        return self.totals.offline + self.totals.under_min_isr
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The brokers that go down, and how the user named them."""
+
+    brokers: frozenset[int]
+    rack: str | None = None
+
+    @classmethod
+    def resolve(
+        cls, brokers: Mapping[int, str | None], rack: str | None, ids: Sequence[int] | None
+    ) -> Failure:
+        """``brokers``: id -> rack of every broker known; exactly one of ``rack``/``ids``."""
+        if (rack is None) == (ids is None):
+            raise UsageError("name one failure: --fail-rack NAME or --fail-brokers IDS")
+        if rack is not None:
+            down = frozenset(b for b, r in brokers.items() if r == rack)
+            if not down:
+                racks = sorted({r for r in brokers.values() if r is not None})
+                raise UsageError(
+                    f'--fail-rack: no broker is in rack "{rack}"',
+                    f"racks with brokers: {', '.join(racks) or 'none'}",
+                )
+            return cls(down, rack)
+        assert ids is not None
+        unknown = sorted(set(ids) - set(brokers))
+        if unknown:
+            raise UsageError(
+                f"--fail-brokers: broker(s) {', '.join(map(str, unknown))} are not in the "
+                "inventory",
+                "use broker ids the inventory (or the snapshot's brokers table) lists",
+            )
+        if not ids:
+            raise UsageError("--fail-brokers: name at least one broker id")
+        return cls(frozenset(ids))
+
+    def spec(self) -> FailureSpec:
+        return FailureSpec(rack=self.rack, brokers=sorted(self.brokers))
+
+
+def parse_ids(text: str) -> list[int]:
+    """``"4,8, 12"`` -> [4, 8, 12]."""
+    try:
+        return [int(t) for t in text.replace(" ", "").split(",") if t]
+    except ValueError:
+        raise UsageError(
+            f"--fail-brokers: {text!r} is not a list of broker ids", "write e.g. 4,8,12"
+        ) from None
+
+
+def quorum(inventory: Inventory | None, failure: Failure) -> Quorum | None:
+    """The controller quorum after the failure; None when the inventory lists none.
+
+    A controller goes down with its rack, or when its id is among the brokers named (a
+    combined-mode node is one process with one node.id for both roles)."""
+    if inventory is None or not inventory.controllers:
+        return None
+    voters = len(inventory.controllers)
+    down = sum(
+        1
+        for c in inventory.controllers
+        if (c.rack == failure.rack if failure.rack is not None else c.id in failure.brokers)
+    )
+    need = majority(voters)
+    return Quorum(
+        controllers=voters, surviving=voters - down, majority=need, kept=voters - down >= need
+    )
+
+
+def apply_plan(
+    current: Iterable[PartitionAssignment], plan: Iterable[PartitionAssignment]
+) -> list[PartitionAssignment]:
+    """The partitions after the plan; plan entries for partitions not in ``current`` are
+    ignored, as `score` does."""
+    changes = {a.key: a for a in plan}
+    return [changes.get(a.key, a) for a in current]
+
+
+@dataclass(frozen=True)
+class TopicInfo:
+    policy: PlacementPolicy | None
+    min_isr: int | None
+
+
+def outcomes(
+    parts: Iterable[PartitionAssignment],
+    topics: Mapping[str, TopicInfo],
+    failure: Failure,
+    default_min_isr: int,
+) -> Iterator[tuple[PartitionAssignment, Outcome, tuple[int, ...]]]:
+    """(partition, outcome, surviving observers) for every partition."""
+    down = failure.brokers
+    for a in parts:
+        info = topics.get(a.topic) or TopicInfo(None, None)
+        s = sum(1 for b in a.sync if b not in down)
+        obs = tuple(b for b in a.observers if b not in down)
+        m = info.min_isr or default_min_isr
+        yield a, classify(s, len(obs), m, promotes(info.policy)), obs
+
+
+def simulate(
+    parts: Iterable[PartitionAssignment],
+    topics: Mapping[str, TopicInfo],
+    failure: Failure,
+    *,
+    default_min_isr: int = 1,
+    inventory: Inventory | None = None,
+    plan: str | None = None,
+) -> tuple[SimulateReport, list[UncleanPartition]]:
+    """The report, and every partition that needs an unclean election, sorted."""
+    per_topic: dict[str, Counter[str]] = {}
+    unclean: list[UncleanPartition] = []
+    for a, outcome, obs in outcomes(parts, topics, failure, default_min_isr):
+        c = per_topic.setdefault(a.topic, Counter())
+        c["partitions"] += 1
+        c[outcome.value] += 1
+        if outcome is Outcome.OFFLINE:
+            c["unclean" if obs else "lost"] += 1
+            if obs:
+                unclean.append(
+                    UncleanPartition(topic=a.topic, partition=a.partition, observers=list(obs))
+                )
+    unclean.sort(key=lambda u: (u.topic, u.partition))
+    rows = []
+    for name in sorted(per_topic):
+        info = topics.get(name) or TopicInfo(None, None)
+        rows.append(
+            TopicCounts(
+                topic=name,
+                policy=policy_label(info.policy),
+                min_isr=info.min_isr or default_min_isr,
+                **per_topic[name],
+            )
+        )
+    report = build_report(
+        failure, rows, unclean[:SAMPLE], plan, default_min_isr, "in-process", inventory
+    )
+    return report, unclean
+
+
+def build_report(
+    failure: Failure,
+    topics: list[TopicCounts],
+    sample: list[UncleanPartition],
+    plan: str | None,
+    default_min_isr: int,
+    engine: Literal["spark", "in-process"],
+    inventory: Inventory | None,
+) -> SimulateReport:
+    totals = Counts()
+    for t in topics:
+        totals = totals.add(Counts(**{k: getattr(t, k) for k in Counts.model_fields}))
+    return SimulateReport(
+        failure=failure.spec(),
+        plan=plan,
+        default_min_isr=default_min_isr,
+        engine=engine,
+        totals=totals,
+        topics=topics,
+        unclean_sample=sample,
+        quorum=quorum(inventory, failure),
+    )
+
+
+def simulate_files(
+    current: str | Path,
+    inventory: LoadedInventory,
+    *,
+    topics: str | Path | None = None,
+    plan: str | Path | None = None,
+    fail_rack: str | None = None,
+    fail_brokers: Sequence[int] | None = None,
+    default_min_isr: int = 1,
+) -> tuple[SimulateReport, list[UncleanPartition]]:
+    """The in-process path: the current assignment (reassignment JSON, describe output or
+    a snapshot directory), the inventory, the policies and min ISR from the topics file
+    (else from the describe output's or snapshot's configs), and the plan if any."""
+    from placement.io.reassignment import read_reassignment
+    from placement.io.topics import read_topics
+    from placement.plan.assign import read_current
+    from placement.rules.base import CheckContext
+
+    inv = inventory.inventory
+    failure = Failure.resolve({b.id: b.rack for b in inv.brokers}, fail_rack, fail_brokers)
+    state = read_current(current)
+    infos = {
+        t: TopicInfo(state.policies.get(t), state.min_isr.get(t))
+        for t in {*state.policies, *state.min_isr}
+    }
+    if topics is not None:
+        for spec in read_topics(topics, CheckContext(inventory=inv)):
+            infos[spec.name] = TopicInfo(spec.policy, spec.min_isr or state.min_isr.get(spec.name))
+    parts = state.assignments
+    if plan is not None:
+        parts = apply_plan(parts, read_reassignment(plan))
+    return simulate(
+        parts,
+        infos,
+        failure,
+        default_min_isr=default_min_isr,
+        inventory=inv,
+        plan=None if plan is None else str(plan),
+    )
