@@ -205,6 +205,7 @@ def assign(
     if out_dir is not None:
         from placement.io.atomic import write_dir_atomic
         from placement.plan.batches import render_files, split
+        from placement.plan.checker import PlanCheckError, check_batches
 
         current_by_key = {a.key: a for a in outcome.rollback}
         batches = split(
@@ -214,6 +215,16 @@ def assign(
             batch_size=batch_size,
             max_moves_per_broker=max_moves_per_broker,
         )
+        problems = check_batches(
+            outcome.plan,
+            current_by_key,
+            [b.entries for b in batches.batches],
+            batches.leaders,
+            batch_size=batch_size,
+            max_moves_per_broker=max_moves_per_broker,
+        )
+        if problems:
+            raise PlanCheckError(problems)
         write_dir_atomic(out_dir, render_files(batches, rate), marker="summary.json")
     summarize(outcome)
     if batches is not None and out_dir is not None:

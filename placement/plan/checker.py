@@ -130,3 +130,55 @@ def verify_plan(plan: list[PartitionAssignment], ctx: PlanContext) -> None:
     problems = check_plan(plan, ctx)
     if problems:
         raise PlanCheckError(problems)
+
+
+def check_batches(
+    plan: Iterable[PartitionAssignment],
+    current: Mapping[Key, PartitionAssignment],
+    batches: Iterable[Iterable[PartitionAssignment]],
+    leaders: Iterable[PartitionAssignment],
+    *,
+    batch_size: int | None,
+    max_moves_per_broker: int | None,
+) -> list[PlanProblem]:
+    """A split of ``plan`` into data ``batches`` and a final ``leaders`` step, checked on
+    its own terms: each partition moves in one batch at most; a batch entry holds the
+    planned brokers in the planned roles (the order of sync replicas may differ: the old
+    leader stays first); the caps hold; and applying every batch, then the leaders step,
+    to ``current`` gives exactly ``plan``."""
+    want = {a.key: a for a in plan}
+    state = dict(current)
+    problems: list[PlanProblem] = []
+    moved: set[Key] = set()
+    for number, batch in enumerate(batches, 1):
+        entries = list(batch)
+        if batch_size is not None and len(entries) > batch_size:
+            problems.append(
+                PlanProblem(*entries[0].key, f"batch {number} holds {len(entries)} partitions")
+            )
+        per_broker: dict[int, int] = {}
+        for a in entries:
+            if a.key in moved:
+                problems.append(PlanProblem(*a.key, f"moves again in batch {number}"))
+            moved.add(a.key)
+            target = want.get(a.key)
+            if target is None or set(a.sync) != set(target.sync) or a.observers != target.observers:
+                problems.append(PlanProblem(*a.key, f"batch {number} differs from the plan"))
+            before = set(current[a.key].replicas) if a.key in current else set()
+            for b in set(a.replicas) ^ before:
+                per_broker[b] = per_broker.get(b, 0) + 1
+            state[a.key] = a
+        over = {b: n for b, n in per_broker.items() if n > (max_moves_per_broker or n)}
+        if over:
+            b = min(over)
+            problems.append(
+                PlanProblem(
+                    *entries[0].key, f"batch {number}: broker {b} has {over[b]} moves, over the cap"
+                )
+            )
+    for a in leaders:
+        state[a.key] = a
+    for key, a in want.items():
+        if state.get(key) != a:
+            problems.append(PlanProblem(*key, "the batches and leaders step do not give the plan"))
+    return problems

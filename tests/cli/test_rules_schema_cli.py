@@ -94,7 +94,13 @@ def test_schema_prints_the_checked_in_file(cli: Cli, name: str) -> None:
 
 
 def test_schema_names_match_the_library() -> None:
-    assert set(SCHEMAS) == {"placement", "inventory", "diagnostics", "score-report"}
+    assert set(SCHEMAS) == {
+        "placement",
+        "inventory",
+        "diagnostics",
+        "score-report",
+        "simulate-report",
+    }
     assert {n.value for n in SchemaName} == set(SCHEMAS)
 
 

@@ -252,3 +252,29 @@ def test_plan_show_on_a_plain_reassignment_file(tmp_path: Path) -> None:
     assert r.exit_code == 0 and "1 partitions of 1 topics" in r.stdout
     r = runner.invoke(app, ["plan", "show", str(tmp_path)])
     assert r.exit_code == 2 and "no summary.json" in r.stderr
+
+
+def test_the_independent_check_catches_a_broken_split() -> None:
+    from placement.plan.checker import check_batches
+
+    current = {("t", p): Pa("t", p, (1, 2, 3)) for p in range(3)}
+    plan = [Pa("t", 0, (1, 2, 4)), Pa("t", 1, (4, 2, 3)), Pa("t", 2, (1, 6, 3))]  # 4 twice
+    bp = split(plan, current, {}, max_moves_per_broker=2)
+    good = [b.entries for b in bp.batches]
+    assert (
+        check_batches(plan, current, good, bp.leaders, batch_size=None, max_moves_per_broker=2)
+        == []
+    )
+
+    def problems(batches: list[list[Pa]], cap: int | None = 2, size: int | None = None) -> str:
+        found = check_batches(
+            plan, current, batches, bp.leaders, batch_size=size, max_moves_per_broker=cap
+        )
+        return "; ".join(str(p) for p in found)
+
+    flat = [a for b in good for a in b]
+    assert "moves again" in problems([flat, flat[:1]])
+    assert "do not give the plan" in problems([flat[:-1]])
+    assert "differs from the plan" in problems([[Pa("t", 0, (1, 2, 7)), *flat[1:]]])
+    assert "over the cap" in problems([flat], cap=1)
+    assert "holds 3 partitions" in problems([flat], cap=None, size=2)
