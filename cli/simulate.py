@@ -186,9 +186,11 @@ def render(report: SimulateReport) -> None:
     # a pipe or a file gets whole rows, a terminal its own width
     console = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
     f = report.failure
-    what = f'rack "{f.rack}" down' if f.rack is not None else "brokers down"
     after = f", after {report.plan}" if report.plan else ""
-    console.print(f"{what}: brokers {_ids(f.brokers)}{after}", markup=False)
+    if f.rack is not None:
+        console.print(f'rack "{f.rack}" down: brokers {_ids(f.brokers)}{after}', markup=False)
+    else:
+        console.print(f"brokers {_ids(f.brokers)} down{after}", markup=False)
     t = report.totals
     table = Table(title=f"{t.partitions:,} partitions", title_justify="left")
     for col in ("available", "promoted", "under min ISR", "offline", "unclean", "lost"):

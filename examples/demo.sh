@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The tour behind `make demo`: validate the bundled good and broken placement files, then
-# plan a fresh layout, a drain and a rebalance. Exits 0 when mrc-plan behaves as it should.
+# plan a fresh layout, a drain and a rebalance, and simulate a rack failure after the drain.
+# Exits 0 when mrc-plan behaves as it should.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -73,9 +74,18 @@ cmd=(mrc-plan assign --inventory examples/inventory-expanded.json --topics examp
 show "${cmd[*]}"
 "${cmd[@]}"
 
-if [[ $good -ne 0 || $broken -ne 1 ]]; then
+step "7. Before running the drain: what would losing us-west do after it?"
+cmd=(mrc-plan simulate --current "$tmp/current.json" --inventory examples/inventory.json
+     --topics examples/topics.json --plan "$tmp/drain.json" --fail-rack us-west
+     --default-min-isr 2 --unclean-out "$tmp/unclean.json")
+show "${cmd[*]}"
+sim=0
+"${cmd[@]}" || sim=$?
+echo "exit code $sim: some partitions would go offline (clickstream keeps every sync replica in us-west)"
+
+if [[ $good -ne 0 || $broken -ne 1 || $sim -ne 1 ]]; then
     echo >&2
-    echo "demo: FAILED: expected exit codes 0 and 1, got $good and $broken" >&2
+    echo "demo: FAILED: expected exit codes 0, 1 and 1, got $good, $broken and $sim" >&2
     exit 1
 fi
-printf '\nNext: mrc-plan rules (all rules), mrc-plan assign --help, README.md.\n'
+printf '\nNext: mrc-plan rules (all rules), mrc-plan assign --help, mrc-plan simulate --help, README.md.\n'
