@@ -138,8 +138,7 @@ def simulate(
                 unclean_out=unclean_out,
                 progress=lambda stage: status.update(stage),
             )
-    else:
-        assert current is not None
+    elif current is not None:
         if loaded is None:
             raise UsageError("--current needs --inventory: the racks of the brokers")
         from placement.io.reassignment import write_election_stream

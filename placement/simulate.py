@@ -162,9 +162,7 @@ class Failure:
         cls, brokers: Mapping[int, str | None], rack: str | None, ids: Sequence[int] | None
     ) -> Failure:
         """``brokers``: id -> rack of every broker known; exactly one of ``rack``/``ids``."""
-        if (rack is None) == (ids is None):
-            raise UsageError("name one failure: --fail-rack NAME or --fail-brokers IDS")
-        if rack is not None:
+        if rack is not None and ids is None:
             down = frozenset(b for b, r in brokers.items() if r == rack)
             if not down:
                 racks = sorted({r for r in brokers.values() if r is not None})
@@ -173,7 +171,8 @@ class Failure:
                     f"racks with brokers: {', '.join(racks) or 'none'}",
                 )
             return cls(down, rack)
-        assert ids is not None
+        if rack is not None or ids is None:
+            raise UsageError("name one failure: --fail-rack NAME or --fail-brokers IDS")
         unknown = sorted(set(ids) - set(brokers))
         if unknown:
             raise UsageError(
