@@ -12,8 +12,6 @@ from typing import ParamSpec, TypeVar
 import typer
 
 from placement.errors import InputError, MrcPlanError, NoSolutionError, UsageError
-from placement.plan.checker import PlanCheckError
-from placement.solver.feasibility import InfeasibleError
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -21,14 +19,22 @@ EXIT_USAGE = 2
 EXIT_TIMEOUT = 3
 EXIT_BUG = 101
 
-# first match wins; subclasses before their bases
-EXIT_CODES: list[tuple[type[MrcPlanError], int]] = [
-    (PlanCheckError, EXIT_BUG),
-    (InfeasibleError, EXIT_FINDINGS),
-    (NoSolutionError, EXIT_TIMEOUT),
-    (UsageError, EXIT_USAGE),
-    (InputError, EXIT_USAGE),
-]
+
+@functools.cache
+def exit_codes() -> list[tuple[type[MrcPlanError], int]]:
+    """The table: first match wins, subclasses before their bases. A function, so that
+    `mrc-plan --help` does not import the checker and the solver (and pydantic with them)."""
+    from placement.plan.checker import PlanCheckError
+    from placement.solver.feasibility import InfeasibleError
+
+    return [
+        (PlanCheckError, EXIT_BUG),
+        (InfeasibleError, EXIT_FINDINGS),
+        (NoSolutionError, EXIT_TIMEOUT),
+        (UsageError, EXIT_USAGE),
+        (InputError, EXIT_USAGE),
+    ]
+
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -40,7 +46,7 @@ BUG_MESSAGE = (
 
 
 def exit_code_for(exc: MrcPlanError) -> int:
-    for cls, code in EXIT_CODES:
+    for cls, code in exit_codes():
         if isinstance(exc, cls):
             return code
     return EXIT_BUG
