@@ -57,9 +57,14 @@ def debug() -> bool:
 
 
 def report_failure(exc: MrcPlanError) -> None:
-    sys.stderr.write(f"error: {exc.message}\n")
+    """One line each for the message and the hint: they quote file names and input text, so
+    control characters (a newline that would start a `::error::` line in a CI log, an ESC)
+    and undecodable bytes are shown as visible escapes."""
+    from placement.diagnostics.escape import escape
+
+    sys.stderr.write(f"error: {escape(exc.message)}\n")
     if exc.hint:
-        sys.stderr.write(f"hint: {exc.hint}\n")
+        sys.stderr.write(f"hint: {escape(exc.hint)}\n")
 
 
 def handle_errors(command: Callable[P, R]) -> Callable[P, R]:

@@ -1,4 +1,5 @@
-"""The human `text` rendering of a validation report (rich; readable with colour off)."""
+"""The human `text` rendering of a validation report (rich; readable with colour off), and the
+helpers every command uses to show untrusted text (names, paths, input) through rich."""
 
 from __future__ import annotations
 
@@ -6,13 +7,54 @@ import io
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as markup_escape
+from rich.text import Text
 
+from placement.diagnostics.escape import encodable_tree
+from placement.diagnostics.escape import escape as escape_controls
 from placement.diagnostics.model import Diagnostic, Severity, ValidationReport
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
 _LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def safe(value: object) -> str:
+    """An untrusted value (a rack, topic or file name, input text) as one printable line:
+    control characters, bidi overrides and undecodable bytes as visible escapes. For text
+    that rich prints with ``markup=False, emoji=False``, or that goes to a plain stream."""
+    return escape_controls(str(value))
+
+
+def escape(value: object) -> str:
+    """`safe`, then rich's markup escape: for an untrusted value inside a markup string."""
+    return markup_escape(safe(value))
+
+
+def cell(value: object) -> Text:
+    """An untrusted value, or a one-line message that quotes one, for a rich table cell, a
+    title or ``console.print``: `safe`, and a Text, so rich reads no markup (``[red]``) and no
+    emoji code (``:smile:``) in it."""
+    return Text(safe(value))
+
+
+def model_json(model: BaseModel) -> str:
+    """``model.model_dump_json(indent=2)`` plus a newline; a string that cannot be encoded (a
+    file name that is not UTF-8) is written with its bytes escaped (`escape.encodable`)
+    instead of failing the serialiser."""
+    from pydantic_core import PydanticSerializationError
+
+    try:
+        return model.model_dump_json(indent=2) + "\n"
+    except PydanticSerializationError:
+        clean = encodable_tree(model.model_dump(mode="python"))
+        return type(model).model_validate(clean).model_dump_json(indent=2) + "\n"
+
+
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow"}
 
 
@@ -37,8 +79,11 @@ def _excerpt(d: Diagnostic) -> list[str]:
     else:
         col = d.column
     gutter = str(d.line)
-    pad = "".join("\t" if c == "\t" else " " for c in src[: col - 1])
-    return [f" {gutter} | {src}", f" {' ' * len(gutter)} | {pad}^"]
+    # the file's own text is untrusted too: escaped, with the caret under the escaped column
+    shown = escape_controls(src, keep="\t")
+    before = escape_controls(src[: col - 1], keep="\t")
+    pad = "".join("\t" if c == "\t" else " " for c in before)
+    return [f" {gutter} | {shown}", f" {' ' * len(gutter)} | {pad}^"]
 
 
 def render_text(report: ValidationReport, *, color: bool = False) -> str:
@@ -66,7 +111,7 @@ def render_text(report: ValidationReport, *, color: bool = False) -> str:
                 f"[/] {d.code} [dim]\\[{d.name}][/] {escape(d.message)}{where}"
             )
             for line in _excerpt(d):
-                console.print(f"  [dim]{escape(line)}[/]")
+                console.print(f"  [dim]{markup_escape(line)}[/]")
             if d.hint:
                 console.print(f"    [cyan]hint:[/] {escape(d.hint)}")
     s = report.summary

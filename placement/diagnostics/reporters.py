@@ -1,6 +1,11 @@
 """Machine-readable renderings of a ValidationReport. Each reporter: report -> text.
 
 The human `text` reporter needs rich and lives in the CLI, which adds it to this registry.
+
+File names and messages are untrusted (a pull request chooses them): every reporter's output
+is valid UTF-8 whatever the names hold (`escape.encodable`), and the formats a person or a CI
+log reads (github, junit, SARIF messages) show control characters as visible escapes
+(`escape.escape`), so no name can start a workflow command or break the XML.
 """
 
 from __future__ import annotations
@@ -8,8 +13,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import PurePath
+from urllib.parse import quote
 from xml.etree import ElementTree as ET
 
+from placement.diagnostics.escape import encodable_tree, escape
 from placement.diagnostics.model import Diagnostic, Severity, ValidationReport
 from placement.rules.registry import ALL_RULES
 
@@ -19,10 +26,14 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def render_json(report: ValidationReport) -> str:
-    return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    """The report as data: names exactly as found, but for bytes that are not UTF-8."""
+    doc = encodable_tree(report.model_dump(mode="json"))
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 def _gh_escape(text: str, *, prop: bool = False) -> str:
+    """GitHub's own escaping of workflow-command data (and properties), as in
+    @actions/core: what a runner decodes back. Apply it to text already through `escape`."""
     text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     if prop:
         text = text.replace(":", "%3A").replace(",", "%2C")
@@ -39,13 +50,13 @@ def render_github(report: ValidationReport) -> str:
     for f in report.files:
         for d in f.diagnostics:
             level = "error" if d.severity is Severity.ERROR or report.strict else "warning"
-            message = d.message + (f"\n{d.hint}" if d.hint else "")
+            message = escape(d.message) + (f"\n{escape(d.hint)}" if d.hint else "")
             props = ",".join(
                 [
-                    f"file={_gh_escape(d.file, prop=True)}",
+                    f"file={_gh_escape(escape(d.file), prop=True)}",
                     f"line={d.line}",
                     f"col={d.column}",
-                    f"title={_gh_escape(f'{d.code} {d.name}', prop=True)}",
+                    f"title={_gh_escape(escape(f'{d.code} {d.name}'), prop=True)}",
                 ]
             )
             lines.append(f"::{level} {props}::{_gh_escape(message)}")
@@ -58,7 +69,9 @@ def render_github(report: ValidationReport) -> str:
 
 
 def _uri(path: str) -> str:
-    return PurePath(path).as_posix()
+    """A relative (or absolute-path) URI reference: the path's bytes, percent-encoded."""
+    raw = PurePath(path).as_posix().encode("utf-8", "surrogateescape")
+    return quote(raw, safe="/")
 
 
 def render_sarif(report: ValidationReport) -> str:
@@ -78,7 +91,7 @@ def render_sarif(report: ValidationReport) -> str:
     ]
 
     def result(d: Diagnostic) -> dict[str, object]:
-        text = d.message + (f" ({d.hint})" if d.hint else "")
+        text = escape(d.message + (f" ({d.hint})" if d.hint else ""))
         return {
             "ruleId": d.code,
             "ruleIndex": index[d.code],
@@ -90,7 +103,7 @@ def render_sarif(report: ValidationReport) -> str:
                         "artifactLocation": {"uri": _uri(d.file)},
                         "region": {"startLine": d.line, "startColumn": d.column},
                     },
-                    **({"logicalLocations": [{"fullyQualifiedName": d.pointer or "/"}]}),
+                    "logicalLocations": [{"fullyQualifiedName": escape(d.pointer or "/")}],
                 }
             ],
         }
@@ -113,7 +126,7 @@ def render_sarif(report: ValidationReport) -> str:
             }
         ],
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(encodable_tree(doc), indent=2, ensure_ascii=False) + "\n"
 
 
 def render_junit(report: ValidationReport) -> str:
@@ -132,10 +145,11 @@ def render_junit(report: ValidationReport) -> str:
         skipped="0",
     )
     for f in report.files:
-        case = ET.SubElement(suite, "testcase", classname="mrc-plan.validate", name=f.path)
+        # XML 1.0 has no escape for most C0 controls: `escape` makes every piece legal text
+        case = ET.SubElement(suite, "testcase", classname="mrc-plan.validate", name=escape(f.path))
         body = "\n".join(
-            f"{d.file}:{d.line}:{d.column}: {d.severity.value} {d.code} [{d.name}] {d.message}"
-            + (f"\n  hint: {d.hint}" if d.hint else "")
+            f"{escape(d.file)}:{d.line}:{d.column}: {d.severity.value} {d.code} [{d.name}] "
+            f"{escape(d.message)}" + (f"\n  hint: {escape(d.hint)}" if d.hint else "")
             for d in f.diagnostics
         )
         if not f.valid:
@@ -146,7 +160,8 @@ def render_junit(report: ValidationReport) -> str:
                 case,
                 "failure",
                 type=first.code,
-                message=f"{n_err} error(s), {n_warn} warning(s): {first.code} {first.message}",
+                message=f"{n_err} error(s), {n_warn} warning(s): {first.code} "
+                f"{escape(first.message)}",
             )
             failure.text = body
         elif body:
