@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from placement.errors import InputError
+from placement.io.limits import DESCRIBE_BYTES, PARTITIONS_TOTAL, check_count
 from placement.io.textfile import read_text
 from placement.model.assignment import PartitionAssignment
+from placement.model.kafka import TOPIC_NAME_HINT, int_problem, parse_ascii_int, topic_name_error
 
 _LABEL = re.compile(
     r"(?:^|(?<=\s))(Topic|TopicId|PartitionCount|ReplicationFactor|Partition|Leader|Replicas|"
@@ -49,7 +51,7 @@ class DescribedTopic:
     @property
     def min_isr(self) -> int | None:
         v = self.configs.get("min.insync.replicas")
-        return int(v.value) if v is not None and v.value.strip().isdigit() else None
+        return parse_ascii_int(v.value, low=1) if v is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,46 +123,103 @@ def _split_configs(text: str, line: int, column: int) -> dict[str, ConfigValue]:
     return out
 
 
-def _ints(raw: str, path: str, line: int, label: str) -> tuple[int, ...]:
+def _ints(raw: str, path: str, line: int, label: str, column: int | None = None) -> tuple[int, ...]:
+    """A comma-separated list of broker ids (ASCII digits, 0..2^31-1, no repeats)."""
     raw = raw.strip()
     if not raw or raw.lower() == "none":
         return ()
-    try:
-        return tuple(int(x) for x in raw.split(",") if x.strip())
-    except ValueError:
+    out: list[int] = []
+    for item in raw.split(","):
+        if not item.strip():
+            continue
+        value = parse_ascii_int(item)
+        if value is None:
+            raise InputError(
+                path,
+                f"{label}: expected broker ids separated by commas; "
+                + int_problem(item, "broker id"),
+                "broker ids are integers from 0 to 2147483647",
+                line=line,
+                column=column,
+            )
+        if value in out:
+            raise InputError(
+                path,
+                f"{label}: broker {value} is listed twice in {raw!r}",
+                "a partition holds at most one replica per broker",
+                line=line,
+                column=column,
+            )
+        out.append(value)
+    return tuple(out)
+
+
+def _topic(fields: dict[str, str], path: str, line: int, column: int) -> str:
+    topic = fields["Topic"]
+    problem = topic_name_error(topic)
+    if problem is not None:
+        raise InputError(path, problem, TOPIC_NAME_HINT, line=line, column=column)
+    return topic
+
+
+def _leader(raw: str, path: str, line: int, column: int | None) -> int | None:
+    raw = raw.strip()
+    if not raw or raw.lower() == "none" or raw == "-1":
+        return None  # no leader (offline partition)
+    leader = parse_ascii_int(raw)
+    if leader is None:
         raise InputError(
-            path, f"{label}: expected broker ids separated by commas, found {raw!r}", line=line
-        ) from None
+            path, int_problem(raw, "Leader"), 'expected a broker id or "none"', line=line
+        )
+    return leader
 
 
 def parse_describe(text: str, path: str = "<describe>") -> Describe:
     """Parse the output of `kafka-topics --describe` (several topics allowed)."""
     out = Describe()
     seen: set[tuple[str, int]] = set()
+    headers: dict[str, int] = {}  # topic -> line of its `Topic:` header
+    in_reassignment: set[tuple[str, int]] = set()
+    cap = PARTITIONS_TOTAL.value()
     for line_no, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
         configs_m = _CONFIGS.search(raw)
         head = raw[: configs_m.start()] if configs_m else raw
         fields: dict[str, str] = {}
+        col: dict[str, int] = {}  # label -> 1-based column of its value
         labels = list(_LABEL.finditer(head))
         for i, m in enumerate(labels):
             end = labels[i + 1].start() if i + 1 < len(labels) else len(head)
             fields[m.group(1)] = head[m.end() : end].strip()
+            col[m.group(1)] = m.end() + 1
         if "Topic" not in fields:
             continue  # warnings and banners printed around the output
-        topic = fields["Topic"]
+        topic = _topic(fields, path, line_no, col["Topic"])
         if "Partition" in fields:
-            try:
-                partition = int(fields["Partition"])
-            except ValueError:
+            partition = parse_ascii_int(fields["Partition"])
+            if partition is None:
                 raise InputError(
-                    path, f"Partition: {fields['Partition']!r} is not a number", line=line_no
-                ) from None
+                    path,
+                    int_problem(fields["Partition"], "Partition"),
+                    "a partition number is an integer from 0 to 2147483647",
+                    line=line_no,
+                    column=col["Partition"],
+                )
             if "Replicas" not in fields:
                 raise InputError(path, "partition line without Replicas", line=line_no)
-            replicas = _ints(fields["Replicas"], path, line_no, "Replicas")
-            observers = _ints(fields.get("Observers", ""), path, line_no, "Observers")
+            replicas = _ints(fields["Replicas"], path, line_no, "Replicas", col["Replicas"])
+            if not replicas:
+                raise InputError(
+                    path,
+                    f"{topic}-{partition}: Replicas is empty",
+                    "every Kafka partition has at least one replica; the output is cut or edited",
+                    line=line_no,
+                    column=col["Replicas"],
+                )
+            observers = _ints(
+                fields.get("Observers", ""), path, line_no, "Observers", col.get("Observers")
+            )
             tail = replicas[len(replicas) - len(observers) :]
             if observers and (set(tail) != set(observers) or len(observers) >= len(replicas)):
                 raise InputError(
@@ -170,14 +229,15 @@ def parse_describe(text: str, path: str = "<describe>") -> Describe:
                 )
             # the replica list fixes the order; Observers repeats it
             observers = tail if observers else ()
-            leader_raw = fields.get("Leader", "").strip()
-            leader = int(leader_raw) if leader_raw.lstrip("-").isdigit() else None
-            if leader is not None and leader < 0:
-                leader = None
+            leader = _leader(fields.get("Leader", ""), path, line_no, col.get("Leader"))
             key = (topic, partition)
             if key in seen:
                 raise InputError(path, f"{topic}-{partition} is described twice", line=line_no)
             seen.add(key)
+            if len(seen) > cap:
+                check_count(PARTITIONS_TOTAL, len(seen), f"{path}: partitions")
+            if any(fields.get(k, "").strip() for k in ("AddingReplicas", "RemovingReplicas")):
+                in_reassignment.add(key)
             out.partitions.append(
                 DescribedPartition(
                     topic,
@@ -185,20 +245,37 @@ def parse_describe(text: str, path: str = "<describe>") -> Describe:
                     line_no,
                     leader,
                     replicas,
-                    _ints(fields.get("Isr", ""), path, line_no, "Isr"),
-                    _ints(fields.get("Offline", ""), path, line_no, "Offline"),
+                    _ints(fields.get("Isr", ""), path, line_no, "Isr", col.get("Isr")),
+                    _ints(fields.get("Offline", ""), path, line_no, "Offline", col.get("Offline")),
                     observers,
                 )
             )
             out.topics.setdefault(topic, DescribedTopic(topic, line_no))
         else:
+            if topic in headers:
+                raise InputError(
+                    path,
+                    f"topic {topic} is described twice (first on line {headers[topic]})",
+                    "concatenated describe outputs? keep one block per topic",
+                    line=line_no,
+                    column=col["Topic"],
+                )
+            headers[topic] = line_no
             t = DescribedTopic(topic, line_no)
             for label, attr in (
                 ("PartitionCount", "partition_count"),
                 ("ReplicationFactor", "replication_factor"),
             ):
-                if fields.get(label, "").isdigit():
-                    setattr(t, attr, int(fields[label]))
+                if label in fields:
+                    value = parse_ascii_int(fields[label])
+                    if value is None:
+                        raise InputError(
+                            path,
+                            int_problem(fields[label], label),
+                            line=line_no,
+                            column=col[label],
+                        )
+                    setattr(t, attr, value)
             if configs_m:
                 t.configs = _split_configs(raw[configs_m.end() :], line_no, configs_m.end() + 1)
             out.topics[topic] = t
@@ -206,8 +283,28 @@ def parse_describe(text: str, path: str = "<describe>") -> Describe:
         raise InputError(
             path, "no 'Topic:' lines found", "pass the output of kafka-topics --describe"
         )
+    _check_replication_factors(out, in_reassignment, path)
     return out
 
 
+def _check_replication_factors(
+    out: Describe, in_reassignment: set[tuple[str, int]], path: str
+) -> None:
+    """A partition whose replica count is not its topic's ReplicationFactor is reported."""
+    for p in out.partitions:
+        rf = out.topics[p.topic].replication_factor
+        if rf is None or rf == len(p.replicas) or (p.topic, p.partition) in in_reassignment:
+            continue
+        raise InputError(
+            path,
+            f"{p.topic}-{p.partition} has {len(p.replicas)} replicas but topic {p.topic} has "
+            f"ReplicationFactor {rf} (line {out.topics[p.topic].line})",
+            "partitions of one topic with different replica counts: the output is edited, "
+            "or a past reassignment changed them; describe the topic again, or make the "
+            "counts equal first",
+            line=p.line,
+        )
+
+
 def read_describe(path: str | Path) -> Describe:
-    return parse_describe(read_text(path), str(path))
+    return parse_describe(read_text(path, "the describe output", DESCRIBE_BYTES), str(path))

@@ -12,10 +12,12 @@ from pydantic import ValidationError
 
 from placement.errors import InputError
 from placement.io.jsonsrc import JsonSyntaxError, parse_json
+from placement.io.limits import BROKERS, INVENTORY_BYTES, PROPERTIES_BYTES, check_count
 from placement.io.positions import LineIndex, pointer
-from placement.io.properties import parse_properties
+from placement.io.properties import PropertiesSyntaxError, parse_properties
 from placement.io.textfile import read_text
 from placement.model.inventory import Broker, Controller, Inventory
+from placement.model.kafka import INT32_MAX, parse_ascii_int
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +40,7 @@ class LoadedInventory:
 
 
 def _read_text(path: Path) -> str:
-    return read_text(path, "the inventory")
+    return read_text(path, "the inventory", INVENTORY_BYTES)
 
 
 def _require_brokers(path: str, brokers: list[Broker]) -> None:
@@ -46,6 +48,7 @@ def _require_brokers(path: str, brokers: list[Broker]) -> None:
         raise InputError(
             path, "the inventory lists no brokers", "list every broker with its id and rack"
         )
+    check_count(BROKERS, len(brokers), f"{path}: brokers")
 
 
 def _rack(rack: str | None) -> str:
@@ -119,8 +122,30 @@ def _load_json(path: Path) -> LoadedInventory:
 def _load_csv(path: Path) -> LoadedInventory:
     text = _read_text(path)
     name = str(path)
-    rows = list(csv.reader(io.StringIO(text)))
-    lines = [(i + 1, r) for i, r in enumerate(rows) if any(c.strip() for c in r)]
+    cr = next((i for i, ch in enumerate(text) if ch == "\r" and text[i + 1 : i + 2] != "\n"), -1)
+    if cr >= 0:
+        line_start = text.rfind("\n", 0, cr) + 1
+        raise InputError(
+            name,
+            "a carriage return (\\r) that is not followed by a line feed",
+            "save the file with \\n or \\r\\n line ends (old Mac line ends are not read)",
+            line=text.count("\n", 0, cr) + 1,
+            column=cr - line_start + 1,
+        )
+    reader = csv.reader(io.StringIO(text, newline=""))
+    lines: list[tuple[int, list[str]]] = []  # (first line of the row, row)
+    try:
+        start = 1
+        for row in reader:
+            if any(c.strip() for c in row):
+                lines.append((start, row))
+                if len(lines) > BROKERS.value() + 1:
+                    check_count(BROKERS, len(lines) - 1, f"{name}: brokers")
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise InputError(
+            name, f"not a valid CSV line: {exc}", line=reader.line_num, column=1
+        ) from None
     if not lines:
         raise InputError(name, "the inventory is empty", "write a header: id,rack,capacity_bytes")
     header_line, header = lines[0]
@@ -157,13 +182,18 @@ def _load_csv(path: Path) -> LoadedInventory:
             raw = values.get(col, "")
             if raw == "":
                 return None
-            try:
-                return int(raw)
-            except ValueError:
+            # ASCII digits only; the model checks the range (ids are int32, sizes int64)
+            value = parse_ascii_int(raw, low=-(2**63), high=2**63 - 1)
+            if value is None:
                 column = 1 + sum(len(c) + 1 for c in row[: cols.index(col)])
                 raise InputError(
-                    name, f"{col} must be an integer, found {raw!r}", line=line_no, column=column
-                ) from None
+                    name,
+                    f"{col} must be an integer, found {raw!r}",
+                    "ASCII digits, at most 2^63-1",
+                    line=line_no,
+                    column=column,
+                )
+            return value
 
         broker_id = as_int("id")
         if broker_id is None:
@@ -201,7 +231,15 @@ def _load_properties_dir(path: Path) -> LoadedInventory:
         if not any(part.startswith(".") for part in p.relative_to(path).parts)
     )
     for file in files:
-        props = {p.key: p for p in parse_properties(_read_text(file))}
+        text = read_text(file, "the properties file", PROPERTIES_BYTES)
+        try:
+            parsed = parse_properties(text)
+        except PropertiesSyntaxError as exc:
+            pos = LineIndex(text).position(exc.offset)
+            raise InputError(
+                str(file), exc.message, exc.hint, line=pos.line, column=pos.column
+            ) from None
+        props = {p.key: p for p in parsed}
         id_prop = props.get("node.id") or props.get("broker.id")
         if id_prop is None:
             if "broker.rack" in props or "process.roles" in props:
@@ -211,15 +249,16 @@ def _load_properties_dir(path: Path) -> LoadedInventory:
                     "set node.id (KRaft) or broker.id",
                 )
             continue  # log4j.properties, client configs, ...
-        try:
-            node_id = int(id_prop.value.strip())
-        except ValueError:
+        parsed_id = parse_ascii_int(id_prop.value)
+        if parsed_id is None:
             raise InputError(
                 str(file),
                 f"{id_prop.key} must be an integer, found {id_prop.value!r}",
+                f"node ids are ASCII digits from 0 to {INT32_MAX}",
                 line=id_prop.line,
                 column=id_prop.column,
-            ) from None
+            )
+        node_id = parsed_id
         rack_prop = props.get("broker.rack")
         rack = rack_prop.value.strip() or None if rack_prop else None
         roles_prop = props.get("process.roles")

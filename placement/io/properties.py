@@ -8,6 +8,16 @@ _ESC = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
 _WS = " \t\f"
 
 
+class PropertiesSyntaxError(Exception):
+    """A `\\uXXXX` escape that is not a character (a lone UTF-16 surrogate)."""
+
+    def __init__(self, message: str, offset: int, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset  # offset in the file text of the escape
+        self.hint = hint
+
+
 @dataclass(frozen=True, slots=True)
 class Property:
     key: str
@@ -38,6 +48,16 @@ def _continues(line: str) -> bool:
     return slashes % 2 == 1
 
 
+def _hex4(chars: list[tuple[str, int]], i: int) -> int | None:
+    """The code unit of a `\\uXXXX` escape starting at ``chars[i]``, if there is one."""
+    if i + 5 >= len(chars) or chars[i][0] != "\\" or chars[i + 1][0] != "u":
+        return None
+    digits = "".join(c for c, _ in chars[i + 2 : i + 6])
+    if len(digits) != 4 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+        return None
+    return int(digits, 16)
+
+
 def _unescape(chars: list[tuple[str, int]]) -> tuple[str, list[int]]:
     out: list[str] = []
     offsets: list[int] = []
@@ -46,15 +66,27 @@ def _unescape(chars: list[tuple[str, int]]) -> tuple[str, list[int]]:
         ch, off = chars[i]
         if ch == "\\" and i + 1 < len(chars):
             nxt = chars[i + 1][0]
-            if nxt == "u" and i + 5 < len(chars):
-                hexdigits = "".join(c for c, _ in chars[i + 2 : i + 6])
-                try:
-                    out.append(chr(int(hexdigits, 16)))
-                    offsets.append(off)
-                    i += 6
-                    continue
-                except ValueError:
-                    pass
+            code = _hex4(chars, i)
+            if code is not None:
+                # Java strings are UTF-16: a pair of escapes is one character
+                if 0xD800 <= code <= 0xDBFF:
+                    low = _hex4(chars, i + 6)
+                    if low is not None and 0xDC00 <= low <= 0xDFFF:
+                        out.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
+                        offsets.append(off)
+                        i += 12
+                        continue
+                if 0xD800 <= code <= 0xDFFF:
+                    raise PropertiesSyntaxError(
+                        f"\\u{code:04x} is a lone UTF-16 surrogate, not a character",
+                        off,
+                        "write a character outside the BMP as a pair such as \\ud83d\\ude00, "
+                        "or directly as UTF-8",
+                    )
+                out.append(chr(code))
+                offsets.append(off)
+                i += 6
+                continue
             out.append(_ESC.get(nxt, nxt))
             offsets.append(off)
             i += 2
@@ -66,7 +98,10 @@ def _unescape(chars: list[tuple[str, int]]) -> tuple[str, list[int]]:
 
 
 def parse_properties(text: str) -> list[Property]:
-    """Parse like `java.util.Properties.load`, in file order (later duplicates included)."""
+    """Parse like `java.util.Properties.load`, in file order (later duplicates included).
+
+    Raises :class:`PropertiesSyntaxError` for an escape that is not a character.
+    """
     lines = _physical_lines(text)
     props: list[Property] = []
     i = 0

@@ -6,14 +6,13 @@ from pathlib import Path
 
 from placement.errors import InputError
 from placement.io.jsonsrc import EncodingError, decode_utf8
+from placement.io.limits import PLAN_BYTES, Limit, read_bytes_capped
 
 
-def read_text(path: str | Path, what: str = "the file") -> str:
+def read_text(path: str | Path, what: str = "the file", limit: Limit = PLAN_BYTES) -> str:
+    """The file's text; refused before reading when larger than ``limit``."""
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise InputError(str(p), f"cannot read {what}: {exc.strerror}") from None
+    data = read_bytes_capped(p, limit, what)
     try:
         text, _ = decode_utf8(data)
     except EncodingError as exc:

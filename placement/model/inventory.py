@@ -27,7 +27,7 @@ class Broker(BaseModel):
 
     id: NodeId
     rack: Rack = None
-    capacity_bytes: Annotated[int | None, Field(ge=0)] = None
+    capacity_bytes: Annotated[int | None, Field(ge=0, le=2**63 - 1)] = None
 
 
 class Controller(BaseModel):

@@ -56,7 +56,7 @@ def test_tabs_topic_ids_configs_with_commas_and_several_topics() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("Topic: t\tPartition: x\tLeader: 1\tReplicas: 1\tIsr: 1\n", "not a number"),
+        ("Topic: t\tPartition: x\tLeader: 1\tReplicas: 1\tIsr: 1\n", "not an integer"),
         ("Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,a\tIsr: 1\n", "broker ids"),
         (
             "Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2,3\tIsr: 1\tObservers: 1\n",
