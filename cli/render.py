@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape as markup_escape
 from rich.text import Text
 
-from placement.diagnostics.escape import encodable_tree
+from placement.diagnostics.escape import encodable_tree, json_text
 from placement.diagnostics.escape import escape as escape_controls
 from placement.diagnostics.model import Diagnostic, Severity, ValidationReport
 
@@ -43,16 +43,18 @@ def cell(value: object) -> Text:
 
 
 def model_json(model: BaseModel) -> str:
-    """``model.model_dump_json(indent=2)`` plus a newline; a string that cannot be encoded (a
-    file name that is not UTF-8) is written with its bytes escaped (`escape.encodable`)
-    instead of failing the serialiser."""
+    """``model.model_dump_json(indent=2)`` plus a newline, safe to print: a string that cannot
+    be encoded (a file name that is not UTF-8) is written with its bytes escaped
+    (`escape.encodable`) instead of failing the serialiser, and controls and bidi overrides
+    that JSON allows raw are written as JSON escapes (`escape.json_text`)."""
     from pydantic_core import PydanticSerializationError
 
     try:
-        return model.model_dump_json(indent=2) + "\n"
+        text = model.model_dump_json(indent=2)
     except PydanticSerializationError:
         clean = encodable_tree(model.model_dump(mode="python"))
-        return type(model).model_validate(clean).model_dump_json(indent=2) + "\n"
+        text = type(model).model_validate(clean).model_dump_json(indent=2)
+    return json_text(text) + "\n"
 
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow"}

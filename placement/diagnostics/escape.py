@@ -17,8 +17,10 @@ makes the output invalid UTF-8 or crashes the writer.
 A backslash is left as it is: this is for reading, not a reversible encoding. The result has
 no character below U+0020 (but those in ``keep``), encodes to UTF-8, and is legal in XML 1.0.
 
-`encodable` applies only the last rule: for structured output (JSON) whose own escaping already
-copes with controls but not with strings that cannot be encoded at all.
+`encodable` applies only the last rule: for structured output (JSON) whose own escaping copes
+with controls but not with strings that cannot be encoded at all. `json_text` then writes the
+unsafe characters JSON leaves raw (DEL, C1, bidi) as JSON escapes: the data stays the same, and
+a report printed on a terminal stays inert.
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ _UNSAFE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
 )
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# what JSON serialisers leave raw inside strings (they must escape C0, which outside strings
+# is whitespace)
+_JSON_RAW = re.compile(
+    "[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
+)
 
 
 def _visible(ch: str) -> str:
@@ -59,6 +66,14 @@ def encodable(text: str) -> str:
     if not _SURROGATE.search(text):
         return text
     return _SURROGATE.sub(lambda m: _visible(m[0]), text)
+
+
+def json_text(text: str) -> str:
+    """JSON text (from a serialiser, its strings already `encodable`) with every unsafe
+    character as a ``\\uXXXX`` escape; outside strings JSON has none, so the value is unchanged."""
+    if not _JSON_RAW.search(text):
+        return text
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def encodable_tree(value: Any) -> Any:

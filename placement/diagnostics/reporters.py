@@ -16,7 +16,7 @@ from pathlib import PurePath
 from urllib.parse import quote
 from xml.etree import ElementTree as ET
 
-from placement.diagnostics.escape import encodable_tree, escape
+from placement.diagnostics.escape import encodable_tree, escape, json_text
 from placement.diagnostics.model import Diagnostic, Severity, ValidationReport
 from placement.rules.registry import ALL_RULES
 
@@ -28,7 +28,7 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 def render_json(report: ValidationReport) -> str:
     """The report as data: names exactly as found, but for bytes that are not UTF-8."""
     doc = encodable_tree(report.model_dump(mode="json"))
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
 
 
 def _gh_escape(text: str, *, prop: bool = False) -> str:
@@ -126,7 +126,7 @@ def render_sarif(report: ValidationReport) -> str:
             }
         ],
     }
-    return json.dumps(encodable_tree(doc), indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(encodable_tree(doc), indent=2, ensure_ascii=False)) + "\n"
 
 
 def render_junit(report: ValidationReport) -> str:

@@ -11,7 +11,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from mrc_plan_cli.render import render_text
-from placement.diagnostics.escape import encodable, encodable_tree, escape
+from placement.diagnostics.escape import encodable, encodable_tree, escape, json_text
 from placement.diagnostics.model import Diagnostic, Severity, ValidationReport, build_report
 from placement.diagnostics.reporters import render_github, render_json, render_junit, render_sarif
 
@@ -56,6 +56,13 @@ def test_escaped_text_is_printable_utf8_and_xml() -> None:
 def test_encodable_changes_only_surrogates() -> None:
     assert encodable("a\n\x1b\udcffb") == "a\n\x1b\\xffb"
     assert encodable_tree({"k\udc80": ["x\udcff", 1, None]}) == {"k\\x80": ["x\\xff", 1, None]}
+
+
+def test_json_text_escapes_what_json_leaves_raw() -> None:
+    value = {"k\u202e": ["a\x7f\x85\u2066b", "é\n"]}
+    text = json_text(json.dumps(value, ensure_ascii=False))
+    assert not UNSAFE.search(text) and "é" in text
+    assert json.loads(text) == value
 
 
 def _report() -> ValidationReport:
@@ -135,3 +142,10 @@ def test_text_format_shows_names_literally() -> None:
     _assert_safe_lines(out)
     assert "[red]x:smile:" in out  # no markup, no emoji
     assert not any(line.startswith("::") for line in out.splitlines())
+
+
+def test_text_format_in_colour_has_only_its_own_ansi_codes() -> None:
+    out = render_text(_report(), color=True)
+    assert "\x1b[" in out  # rich's colours
+    assert "\x1b[31m\x07" not in out and "\\x1b[31m\\x07" in out
+    assert "\n::error::" not in out and "\u202e" not in out
