@@ -15,10 +15,11 @@ from rich.text import Text
 
 from placement.diagnostics.escape import encodable_tree, json_text
 from placement.diagnostics.escape import escape as escape_controls
-from placement.diagnostics.model import Diagnostic, Severity, ValidationReport
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # every command imports the helpers below: no pydantic at import time
     from pydantic import BaseModel
+
+    from placement.diagnostics.model import Diagnostic, ValidationReport
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
@@ -57,7 +58,7 @@ def model_json(model: BaseModel) -> str:
     return json_text(text) + "\n"
 
 
-STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow"}
+STYLE = {"error": "bold red", "warning": "bold yellow"}  # by Severity value
 
 
 @lru_cache(maxsize=64)
@@ -109,8 +110,9 @@ def render_text(report: ValidationReport, *, color: bool = False) -> str:
         for d in f.diagnostics:
             where = f" (in {escape(d.context)})" if d.context else ""
             console.print(
-                f"  {escape(d.file)}:{d.line}:{d.column}: [{STYLE[d.severity]}]{d.severity.value}"
-                f"[/] {d.code} [dim]\\[{d.name}][/] {escape(d.message)}{where}"
+                f"  {escape(d.file)}:{d.line}:{d.column}: "
+                f"[{STYLE[d.severity.value]}]{d.severity.value}[/] {d.code} "
+                f"[dim]\\[{d.name}][/] {escape(d.message)}{where}"
             )
             for line in _excerpt(d):
                 console.print(f"  [dim]{markup_escape(line)}[/]")
