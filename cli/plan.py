@@ -45,14 +45,18 @@ def show_summary(
     from rich.console import Console
     from rich.table import Table
 
+    from .render import cell  # names from summary.json, paths: escaped, no markup
+
     console = Console(stderr=stderr, highlight=False, soft_wrap=True)
     rate = doc.get("throttle_bytes_per_s")
     total = doc["total"]
     batches = [b for b in doc["batches"] if only is None or only in (b["file"], b["rollback"])]
     what = f"{total['batches']} batches" if only is None else f"{only}, one of {total['batches']}"
     table = Table(
-        title=f"{where}: {what}"
-        + (f", throttle {_size(rate)}/s" if rate else ", no throttle given (no ETA)")
+        title=cell(
+            f"{where}: {what}"
+            + (f", throttle {_size(rate)}/s" if rate else ", no throttle given (no ETA)")
+        )
     )
     heads = ("file", "parts", "added", "data", "from", "to", "max moves", "ETA")
     for col in heads:
@@ -60,13 +64,13 @@ def show_summary(
     table.columns[0].no_wrap = True
     for b in batches:
         table.add_row(
-            b["file"],
+            cell(b["file"]),
             f"{b['partitions']:,}",
             f"{b['replicas_added']:,}",
             _size(b["bytes"]),
-            _brokers(b["senders"]),
-            _brokers(b["receivers"]),
-            str(b["max_moves_per_broker"]),
+            cell(_brokers(b["senders"])),
+            cell(_brokers(b["receivers"])),
+            cell(b["max_moves_per_broker"]),
             _eta(b["eta_seconds"]),
         )
     if only is not None:
@@ -74,7 +78,9 @@ def show_summary(
         return
     leaders = doc.get("leaders")
     if leaders:
-        table.add_row(leaders["file"], f"{leaders['partitions']:,}", "0", "0 B", "-", "-", "-", "-")
+        table.add_row(
+            cell(leaders["file"]), f"{leaders['partitions']:,}", "0", "0 B", "-", "-", "-", "-"
+        )
     table.add_row(
         "total",
         f"{total['partitions']:,}",
@@ -87,11 +93,13 @@ def show_summary(
         style="bold",
     )
     console.print(table)
-    console.print("apply in order: " + ", ".join(doc["order"]))
+    console.print(cell("apply in order: " + ", ".join(doc["order"])))
     if leaders and leaders.get("election"):
         console.print(
-            f"then elect: kafka-leader-election --election-type PREFERRED "
-            f"--path-to-json-data {where / leaders['election']}"
+            cell(
+                f"then elect: kafka-leader-election --election-type PREFERRED "
+                f"--path-to-json-data {where / leaders['election']}"
+            )
         )
 
 
@@ -128,6 +136,8 @@ def _show_file(path: Path) -> None:
 
     from placement.io.reassignment import read_reassignment
 
+    from .render import cell
+
     summary = path.parent / "summary.json"
     if summary.is_file():  # one batch of an --out-dir: its row of the summary
         doc = json.loads(summary.read_text(encoding="utf-8"))
@@ -138,8 +148,10 @@ def _show_file(path: Path) -> None:
     per_broker = Counter(b for a in entries for b in a.replicas)
     console = Console(highlight=False, soft_wrap=True)
     console.print(
-        f"{path}: {len(entries):,} partitions of {len({a.topic for a in entries}):,} topics, "
-        f"{sum(per_broker.values()):,} replicas on {len(per_broker):,} brokers"
+        cell(
+            f"{path}: {len(entries):,} partitions of {len({a.topic for a in entries}):,} "
+            f"topics, {sum(per_broker.values()):,} replicas on {len(per_broker):,} brokers"
+        )
     )
     console.print(
         "what it moves depends on the current assignment: `assign --out-dir` writes a "
