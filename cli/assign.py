@@ -240,13 +240,20 @@ def summarize(outcome: Any) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from .render import cell  # topic and rack names: escaped, no markup
+
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     for topic in outcome.unmanaged_topics:
         console.print(
-            f"note: topic {topic} has no placement policy in --topics or the cluster: left alone"
+            cell(
+                f"note: topic {topic} has no placement policy in --topics or the cluster: "
+                "left alone"
+            )
         )
     for topic in outcome.missing_topics:
-        console.print(f"note: topic {topic} is in --topics but not in the cluster: create it first")
+        console.print(
+            cell(f"note: topic {topic} is in --topics but not in the cluster: create it first")
+        )
     gap = outcome.replicas_added - outcome.lower_bound
     pct = f": +{gap / outcome.lower_bound:.2%}" if gap and outcome.lower_bound else ""
     console.print(
@@ -266,7 +273,7 @@ def summarize(outcome: Any) -> None:
     for b in outcome.balance:
         lead = leaders.get(b.rack)
         table.add_row(
-            b.rack,
+            cell(b.rack),
             f"{b.before[0]}..{b.before[1]}",
             f"{b.after[0]}..{b.after[1]}",
             f"{lead.before[0]}..{lead.before[1]}" if lead else "-",
@@ -281,15 +288,20 @@ def summarize(outcome: Any) -> None:
         )
         if ls.uneven:
             console.print(
-                f"leaders stay uneven in {', '.join(ls.uneven)}: no reordering of sync replicas "
-                "evens them (partitions there have a single sync replica in the lead rack)"
+                cell(
+                    f"leaders stay uneven in {', '.join(ls.uneven)}: no reordering of sync "
+                    "replicas evens them (partitions there have a single sync replica in the "
+                    "lead rack)"
+                )
             )
     for r in outcome.exact:
         res = r.result
         console.print(
-            f"CP-SAT {r.rack}: {res.status}, objective {res.objective}, bound {res.bound}, "
-            f"{res.seconds:.2f} s; fast path {r.fast_cost}; "
-            + ("CP-SAT plan used" if r.used else "fast plan kept")
+            cell(
+                f"CP-SAT {r.rack}: {res.status}, objective {res.objective}, bound {res.bound}, "
+                f"{res.seconds:.2f} s; fast path {r.fast_cost}; "
+                + ("CP-SAT plan used" if r.used else "fast plan kept")
+            )
         )
     console.print(f"engine: {outcome.engine}; {outcome.seconds:.2f} s")
     if not outcome.plan:
