@@ -155,8 +155,8 @@ def assign(
     before anything is written.
     """
     from placement.errors import UsageError
-    from placement.io.atomic import write_atomic
     from placement.io.inventory import load_inventory
+    from placement.io.outputs import Outputs
     from placement.io.reassignment import render_election, render_reassignment
     from placement.io.topics import read_topics
     from placement.plan.assign import assign as run_assign
@@ -164,6 +164,8 @@ def assign(
     from placement.rules.base import CheckContext
     from placement.solver.cpsat import SolveParams
     from placement.solver.engine import Options
+
+    from .outputs import report
 
     batching = batch_size is not None or max_moves_per_broker is not None
     if batching != (out_dir is not None):
@@ -174,59 +176,80 @@ def assign(
     if throttle is not None and out_dir is None:
         raise UsageError("--throttle sets the ETA of batches: use it with --out-dir")
     rate = parse_rate(throttle) if throttle is not None else None
-    loaded = load_inventory(inventory)
-    specs = read_topics(topics, CheckContext(loaded.inventory))
-    state = read_current(current) if current is not None else None
-    options = Options(
-        rebalance=rebalance,
-        balance_leaders=balance_leaders,
-        tolerance=tolerance,
-        params=SolveParams(time_limit=time_limit, seed=seed, workers=1),
+    # every output is checked before any work: none is an input, none shares a path
+    outputs = Outputs.of([("--inventory", inventory), ("--topics", topics), ("--current", current)])
+    plan_out = outputs.add("--out", out) if out is not None else None
+    rollback_out = outputs.add("--rollback", rollback) if rollback is not None else None
+    election_out = outputs.add("--election", election) if election is not None else None
+    dir_out = (
+        outputs.add_dir("--out-dir", out_dir, marker="summary.json")
+        if out_dir is not None
+        else None
     )
-    outcome = run_assign(
-        loaded,
-        specs,
-        state,
-        drain=_ids(drain, "--drain"),
-        exclude=_ids(exclude, "--exclude"),
-        options=options,
-    )
-    if outcome.plan:
-        text = render_reassignment(outcome.plan)
-        if out is None and out_dir is None:  # with --out-dir, the batches are the output
-            sys.stdout.write(text)
-        elif out is not None:
-            write_atomic(out, text)
-        if rollback is not None and outcome.rollback:
-            write_atomic(rollback, render_reassignment(outcome.rollback))
-    if election is not None and outcome.election:
-        write_atomic(election, render_election(outcome.election))
-    batches = None
-    if out_dir is not None:
-        from placement.io.atomic import write_dir_atomic
-        from placement.plan.batches import render_files, split
-        from placement.plan.checker import PlanCheckError, check_batches
+    with outputs:
+        loaded = load_inventory(inventory)
+        specs = read_topics(topics, CheckContext(loaded.inventory))
+        state = read_current(current) if current is not None else None
+        options = Options(
+            rebalance=rebalance,
+            balance_leaders=balance_leaders,
+            tolerance=tolerance,
+            params=SolveParams(time_limit=time_limit, seed=seed, workers=1),
+        )
+        outcome = run_assign(
+            loaded,
+            specs,
+            state,
+            drain=_ids(drain, "--drain"),
+            exclude=_ids(exclude, "--exclude"),
+            options=options,
+        )
+        # each output holds this run's result, or no file at all (never an older plan)
+        text = render_reassignment(outcome.plan) if outcome.plan else None
+        if text is not None and out is None and out_dir is None:
+            sys.stdout.write(text)  # with --out-dir, the batches are the output
+        if plan_out is not None:
+            if text is not None:
+                plan_out.write(text)
+            else:
+                plan_out.nothing()
+        if rollback_out is not None:
+            if outcome.plan and outcome.rollback:
+                rollback_out.write(render_reassignment(outcome.rollback))
+            else:
+                rollback_out.nothing()
+        if election_out is not None:
+            if outcome.election:
+                election_out.write(render_election(outcome.election))
+            else:
+                election_out.nothing()
+        batches = None
+        if dir_out is not None:
+            from placement.plan.batches import render_files, split
+            from placement.plan.checker import PlanCheckError, check_batches
 
-        current_by_key = {a.key: a for a in outcome.rollback}
-        batches = split(
-            outcome.plan,
-            current_by_key,
-            state.sizes if state is not None else {},
-            batch_size=batch_size,
-            max_moves_per_broker=max_moves_per_broker,
-        )
-        problems = check_batches(
-            outcome.plan,
-            current_by_key,
-            [b.entries for b in batches.batches],
-            batches.leaders,
-            batch_size=batch_size,
-            max_moves_per_broker=max_moves_per_broker,
-        )
-        if problems:
-            raise PlanCheckError(problems)
-        write_dir_atomic(out_dir, render_files(batches, rate), marker="summary.json")
+            current_by_key = {a.key: a for a in outcome.rollback}
+            batches = split(
+                outcome.plan,
+                current_by_key,
+                state.sizes if state is not None else {},
+                batch_size=batch_size,
+                max_moves_per_broker=max_moves_per_broker,
+            )
+            problems = check_batches(
+                outcome.plan,
+                current_by_key,
+                [b.entries for b in batches.batches],
+                batches.leaders,
+                batch_size=batch_size,
+                max_moves_per_broker=max_moves_per_broker,
+            )
+            if problems:
+                raise PlanCheckError(problems)
+            dir_out.files(render_files(batches, rate))
+        written = outputs.commit()
     summarize(outcome)
+    report(outputs, written)
     if batches is not None and out_dir is not None:
         from placement.plan.batches import summary
 

@@ -116,12 +116,15 @@ def validate(
     from placement import __version__
     from placement.diagnostics.model import ValidationReport, build_report
     from placement.diagnostics.reporters import REPORTERS, Reporter
-    from placement.io.atomic import write_atomic
     from placement.io.inventory import load_inventory
+    from placement.io.outputs import Outputs
     from placement.validate import ValidateOptions, parse_ibp, validate_paths
 
+    from .outputs import report as report_outputs
     from .render import render_text
 
+    outputs = Outputs.of([*(("PATHS", p) for p in paths), ("--inventory", inventory)])
+    output_file = outputs.add("--output", output) if output is not None else None
     options = ValidateOptions(
         inventory=load_inventory(inventory) if inventory is not None else None,
         min_insync_replicas=min_insync_replicas,
@@ -138,8 +141,10 @@ def validate(
 
     reporters: dict[str, Reporter] = {**REPORTERS, "text": text}
     rendered = reporters[fmt.value](report)
-    if output is not None:
-        write_atomic(output, rendered)
+    if output_file is not None:
+        with outputs:
+            output_file.write(rendered)
+            report_outputs(outputs, outputs.commit())
     else:
         sys.stdout.write(rendered)
     raise typer.Exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
@@ -199,12 +204,18 @@ def schema(
 ) -> None:
     """Print the JSON Schema of a placement policy, an inventory or the validate report."""
     from placement.errors import UsageError
-    from placement.io.atomic import write_atomic
+    from placement.io.outputs import Outputs
     from placement.schemas import SCHEMAS, render_schema, schema_filename
 
-    if write is not None:
-        for n in SCHEMAS:
-            write_atomic(write / schema_filename(n), render_schema(n))
+    from .outputs import report
+
+    if write is not None:  # every file or none: an existing directory, files replaced
+        outputs = Outputs.of()
+        files = {n: outputs.add("--write", write / schema_filename(n)) for n in SCHEMAS}
+        with outputs:
+            for n, out in files.items():
+                out.write(render_schema(n))
+            report(outputs, outputs.commit())
         return
     if name is None:
         raise UsageError(

@@ -61,11 +61,15 @@ def score(
     """
     from rich.console import Console
 
-    from placement.io.atomic import write_atomic
+    from placement.io.outputs import Outputs
     from placement.score.run import run_score
 
+    from .outputs import report as report_outputs
+
+    outputs = Outputs.of([("--snapshot", snapshot), *(("--plan", p) for p in plan or [])])
+    report_out = outputs.add("--out", out) if out is not None else None
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    with err.status("scoring") as status:
+    with outputs, err.status("scoring") as status:
         report = run_score(
             snapshot,
             plan or [],
@@ -73,9 +77,11 @@ def score(
             default_min_isr=default_min_isr,
             progress=lambda stage: status.update(stage),
         )
-    text = report.model_dump_json(indent=2) + "\n"
-    if out is not None:
-        write_atomic(out, text)
+        text = report.model_dump_json(indent=2) + "\n"
+        if report_out is not None:
+            report_out.write(text)
+        written = outputs.commit()
+    report_outputs(outputs, written)
     if format is ScoreFormat.JSON:
         sys.stdout.write(text)
     else:

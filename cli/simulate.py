@@ -12,6 +12,7 @@ import typer
 from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
 
 if TYPE_CHECKING:
+    from placement.io.outputs import Outcome, Output, Outputs
     from placement.simulate import SimulateReport
 
 
@@ -116,6 +117,7 @@ def simulate(
         raise UsageError("give the cluster as --snapshot DIR or as --current FILE --inventory INV")
     if (fail_rack is None) == (ids is None):
         raise UsageError("name one failure: --fail-rack NAME or --fail-brokers IDS")
+    outputs, unclean_file = _outputs(unclean_out, snapshot, current, inventory, topics, plan)
     loaded = load_inventory(inventory) if inventory is not None else None
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     written: int | None
@@ -126,7 +128,7 @@ def simulate(
             )
         from placement.score.simulate import run_simulate
 
-        with err.status("simulating") as status:
+        with outputs, err.status("simulating") as status:
             report, written = run_simulate(
                 snapshot,
                 fail_rack=fail_rack,
@@ -135,9 +137,10 @@ def simulate(
                 master=master,
                 default_min_isr=default_min_isr,
                 inventory=loaded.inventory if loaded else None,
-                unclean_out=unclean_out,
+                unclean_out=unclean_file.staged() if unclean_file else None,
                 progress=lambda stage: status.update(stage),
             )
+            outcomes = _commit(outputs, unclean_file, written)
     elif current is not None:
         if loaded is None:
             raise UsageError("--current needs --inventory: the racks of the brokers")
@@ -154,23 +157,44 @@ def simulate(
             default_min_isr=default_min_isr,
         )
         written = None
-        if unclean_out is not None:
-            written = write_election_stream(unclean_out, ((u.topic, u.partition) for u in unclean))
+        with outputs:
+            if unclean_file is not None:
+                keys = ((u.topic, u.partition) for u in unclean)
+                written = write_election_stream(unclean_file.staged(), keys)
+            outcomes = _commit(outputs, unclean_file, written)
     if format is SimFormat.JSON:
         sys.stdout.write(report.model_dump_json(indent=2) + "\n")
     else:
         render(report)
     if written is not None:
+        for note in outputs.notes:
+            err.print(f"note: {note}", markup=False)
         if written:
             err.print(f"wrote {unclean_out}: {written:,} partition(s)", markup=False)
             err.print(UNCLEAN_WARNING.format(path=unclean_out), markup=False)
         else:
-            err.print(
-                f"no partition needs an unclean election: {unclean_out} not written", markup=False
-            )
+            err.print("no partition needs an unclean election", markup=False)
+            for o in outcomes:  # a file from an earlier run is removed, and this says so
+                err.print(o.message, markup=False)
     lost_quorum = report.quorum is not None and not report.quorum.kept
     failed = report.writes_fail > 0 or lost_quorum
     raise typer.Exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
+
+
+def _outputs(unclean_out: Path | None, *inputs: Path | None) -> tuple[Outputs, Output | None]:
+    """--unclean-out, checked before any work: not an input, its directory writable."""
+    from placement.io.outputs import Outputs
+
+    flags = ("--snapshot", "--current", "--inventory", "--topics", "--plan")
+    outputs = Outputs.of(zip(flags, inputs, strict=True))
+    return outputs, outputs.add("--unclean-out", unclean_out) if unclean_out else None
+
+
+def _commit(outputs: Outputs, unclean: Output | None, written: int | None) -> list[Outcome]:
+    """All or nothing; with no unclean partition, no file is left at --unclean-out."""
+    if unclean is not None and not written:
+        unclean.nothing()
+    return outputs.commit()
 
 
 def _ids(ids: list[int], limit: int = 12) -> str:

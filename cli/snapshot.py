@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from .errors import handle_errors
+from .outputs import report
 
 app = typer.Typer(
     help="Build, generate and inspect cluster snapshots (Parquet).", no_args_is_help=True
@@ -41,29 +42,36 @@ def synth(
 ) -> None:
     """Generate a realistic synthetic cluster snapshot."""
     from placement.errors import UsageError
-    from placement.io.snapshot import write_snapshot
+    from placement.io.outputs import Outputs
+    from placement.io.snapshot import add_snapshot_output, write_snapshot_files
     from placement.io.topics import InvalidPoliciesError
     from placement.rules.base import CheckContext
     from placement.synth import SynthSpec
     from placement.synth import synth as run_synth
     from placement.validate import check_policy_text
 
-    policies = []
-    for path in policy or []:
-        checked = check_policy_text(path.read_text(encoding="utf-8"), str(path), CheckContext())
-        if checked.policy is None:
-            raise InvalidPoliciesError(str(path), checked.diagnostics)
-        policies.append(checked.policy)
-    started = time.perf_counter()
-    try:
-        result = run_synth(
-            SynthSpec(
-                brokers, racks, topics, partitions_per_topic, tuple(policies), violations, seed
+    outputs = Outputs.of(("--policy", p) for p in policy or [])
+    snap_out = add_snapshot_output(outputs, "--out", out)
+    with outputs:  # the checks and the temporary directory, before the work
+        policies = []
+        for path in policy or []:
+            text = path.read_text(encoding="utf-8")
+            checked = check_policy_text(text, str(path), CheckContext())
+            if checked.policy is None:
+                raise InvalidPoliciesError(str(path), checked.diagnostics)
+            policies.append(checked.policy)
+        started = time.perf_counter()
+        try:
+            result = run_synth(
+                SynthSpec(
+                    brokers, racks, topics, partitions_per_topic, tuple(policies), violations, seed
+                )
             )
-        )
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    write_snapshot(out, result.snapshot)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        write_snapshot_files(snap_out.staged(), result.snapshot)
+        written = outputs.commit()
+    report(outputs, written, skip=["--out"])
     snap = result.snapshot
     sys.stderr.write(
         f"wrote {out}: {snap.brokers.num_rows} brokers, {snap.topics.num_rows} topics, "
@@ -86,14 +94,20 @@ def from_describe(
     from placement.io.convert import read_sizes, snapshot_from_describe
     from placement.io.describe import read_describe
     from placement.io.inventory import load_inventory
-    from placement.io.snapshot import write_snapshot
+    from placement.io.outputs import Outputs
+    from placement.io.snapshot import add_snapshot_output, write_snapshot_files
 
-    snap = snapshot_from_describe(
-        read_describe(describe),
-        load_inventory(inventory).inventory,
-        read_sizes(sizes) if sizes else None,
-    )
-    write_snapshot(out, snap)
+    outputs = Outputs.of([("DESCRIBE", describe), ("--inventory", inventory), ("--sizes", sizes)])
+    snap_out = add_snapshot_output(outputs, "--out", out)
+    with outputs:  # the checks and the temporary directory, before the work
+        snap = snapshot_from_describe(
+            read_describe(describe),
+            load_inventory(inventory).inventory,
+            read_sizes(sizes) if sizes else None,
+        )
+        write_snapshot_files(snap_out.staged(), snap)
+        written = outputs.commit()
+    report(outputs, written, skip=["--out"])
     sys.stderr.write(
         f"wrote {out}: {snap.brokers.num_rows} brokers, {snap.topics.num_rows} "
         f"topics, {snap.partitions.num_rows} partitions\n"
@@ -153,11 +167,13 @@ def export(
 ) -> None:
     """Write a snapshot's current assignment as reassignment JSON (e.g. to keep for rollback)."""
     from placement.errors import UsageError
-    from placement.io.atomic import write_atomic
+    from placement.io.outputs import Outputs
     from placement.io.reassignment import render_reassignment
     from placement.io.snapshot import read_snapshot
     from placement.model.assignment import PartitionAssignment
 
+    outputs = Outputs.of([("SNAPSHOT", snapshot)])
+    plan_out = outputs.add("--out", out) if out is not None else None
     parts = read_snapshot(snapshot).partitions
     wanted = set(topic or [])
     rows = [
@@ -171,7 +187,10 @@ def export(
     if not rows:
         raise UsageError("no partitions to export", "check the --topic names")
     text = render_reassignment(rows)
-    if out is None:
+    if plan_out is None:
         sys.stdout.write(text)
-    else:
-        write_atomic(out, text)
+        return
+    with outputs:
+        plan_out.write(text)
+        written = outputs.commit()
+    report(outputs, written)

@@ -7,8 +7,10 @@ front so a bad snapshot fails with the column's name, not deep inside a job.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
+import contextlib
+import os
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
 from placement.errors import InputError
+from placement.io.outputs import Output, Outputs
 
 BROKERS = pa.schema(
     [
@@ -131,35 +134,78 @@ def read_snapshot(root: str | Path) -> Snapshot:
     return Snapshot(*(read_table(r, n) for n in ("brokers", "topics", "partitions")))
 
 
+# every snapshot mrc-plan writes holds this file: `--out` replaces only such a directory
+SNAPSHOT_MARKER = "_mrc-plan-snapshot.json"
+_MARKER_TEXT = '{"written_by": "mrc-plan", "tables": ["brokers", "topics", "partitions"]}\n'
+
+
+def is_written_snapshot(root: Path) -> bool:
+    """A directory mrc-plan wrote as a snapshot: it holds the marker, or (written before
+    the marker existed) exactly brokers.parquet, topics.parquet and partitions/ with
+    part-NNNNN.parquet files, and nothing else."""
+    try:
+        entries = set(os.listdir(root))
+        if SNAPSHOT_MARKER in entries:
+            return True
+        if entries != {"brokers.parquet", "topics.parquet", "partitions"}:
+            return False
+        parts = os.listdir(root / "partitions")
+    except OSError:
+        return False
+    return all(re.fullmatch(r"part-[0-9]{5}\.parquet", p) for p in parts) and all(
+        (root / n).is_file() and not (root / n).is_symlink()
+        for n in ("brokers.parquet", "topics.parquet")
+    )
+
+
+def add_snapshot_output(outputs: Outputs, flag: str, root: str | Path) -> Output:
+    """Register snapshot directory ``root`` as an output: it may replace only an empty
+    directory or a snapshot mrc-plan wrote."""
+    return outputs.add_dir(flag, root, marker=SNAPSHOT_MARKER, recognise=is_written_snapshot)
+
+
+def write_snapshot_files(
+    directory: Path, snap: Snapshot, *, row_group_rows: int = ROW_GROUP_ROWS
+) -> None:
+    """The three tables as Parquet, and the marker, into the (staged, empty) ``directory``.
+    A failed write raises OSError naming the file."""
+
+    for name, table in (("brokers", snap.brokers), ("topics", snap.topics)):
+        conformed = conform(table, name, name)
+        path = directory / f"{name}.parquet"
+        with _naming(path):
+            pq.write_table(conformed, path)
+    parts = directory / "partitions"
+    with _naming(parts):
+        parts.mkdir()
+    conformed = conform(snap.partitions, "partitions", "partitions")
+    part = parts / "part-00000.parquet"
+    with _naming(part):
+        pq.write_table(conformed, part, row_group_size=row_group_rows, compression="zstd")
+    marker = directory / SNAPSHOT_MARKER
+    with _naming(marker):
+        marker.write_text(_MARKER_TEXT, encoding="utf-8")
+
+
+@contextlib.contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """An OSError while writing ``path`` names it (pyarrow's do not)."""
+    try:
+        yield
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+
+
 def write_snapshot(
     root: str | Path,
     snap: Snapshot,
     *,
     row_group_rows: int = ROW_GROUP_ROWS,
 ) -> None:
-    """Write the three tables as Parquet; the directory appears complete or not at all."""
-    target = Path(root)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        for name, table in (("brokers", snap.brokers), ("topics", snap.topics)):
-            pq.write_table(conform(table, name, name), tmp / f"{name}.parquet")
-        parts = tmp / "partitions"
-        parts.mkdir()
-        pq.write_table(
-            conform(snap.partitions, "partitions", "partitions"),
-            parts / "part-00000.parquet",
-            row_group_size=row_group_rows,
-            compression="zstd",
-        )
-        if target.exists():
-            old = target.with_name(f".{target.name}.old")
-            shutil.rmtree(old, ignore_errors=True)
-            target.rename(old)
-            tmp.rename(target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            tmp.rename(target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    """Write the three tables as Parquet; the directory appears complete or not at all,
+    and replaces only an empty directory or an earlier snapshot (else UsageError)."""
+    outputs = Outputs()
+    out = add_snapshot_output(outputs, "snapshot", root)
+    with outputs:
+        write_snapshot_files(out.staged(), snap, row_group_rows=row_group_rows)
+        outputs.commit()

@@ -106,6 +106,7 @@ def test_schema_names_match_the_library() -> None:
 
 def test_schema_write(cli: Cli, tmp_path: Path) -> None:
     out = tmp_path / "out" / "schemas"
+    out.mkdir(parents=True)  # a missing directory is a usage error
     result = cli(["schema", "--write", out])
     assert result.exit_code == 0
     assert result.stdout == ""

@@ -384,10 +384,11 @@ def test_auto_is_text_elsewhere(cli: Cli, comment_file: Path) -> None:
 @pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif", "junit"])
 def test_output_file(cli: Cli, mixed: Path, tmp_path: Path, fmt: str) -> None:
     target = tmp_path / "reports" / f"report.{fmt}"
+    target.parent.mkdir()  # a missing directory is a usage error (tests/cli/test_output_safety)
     result = cli(["validate", "--format", fmt, "--output", target, mixed])
     assert result.exit_code == 1
     assert result.stdout == ""
-    assert result.stderr == ""
+    assert result.stderr == f"wrote {target}\n"
     expected = cli(["validate", "--format", fmt, mixed]).stdout
     assert target.read_text(encoding="utf-8") == expected
     assert [p.name for p in target.parent.iterdir()] == [target.name]  # no temp file left

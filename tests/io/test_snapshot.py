@@ -97,6 +97,7 @@ def test_write_is_atomic_and_replaces(tmp_path: Path) -> None:
     write_snapshot(tmp_path / "out", snap)
     write_snapshot(tmp_path / "out", snap)
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "_mrc-plan-snapshot.json",  # the marker: only such a directory is replaced
         "brokers.parquet",
         "partitions",
         "topics.parquet",
