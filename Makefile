@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint demo bench clean schemas
+.PHONY: install test lint demo bench clean schemas fuzz
 
 install: $(STAMP)
 
@@ -19,9 +19,14 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check placement cli tests bench
-	$(BIN)/ruff format --check placement cli tests bench
+	$(BIN)/ruff check placement cli tests bench fuzz
+	$(BIN)/ruff format --check placement cli tests bench fuzz
 	$(BIN)/mypy
+
+# >= 10,000 mutated inputs over every reader (a few minutes); reproducers of failures
+# go to .fuzz-failures/. FUZZ_ARGS, e.g. --seed 7 or --only read_describe
+fuzz: $(STAMP)
+	$(BIN)/python -m fuzz --count 12000 $(FUZZ_ARGS)
 
 demo: $(STAMP)
 	@bash examples/demo.sh
