@@ -73,8 +73,10 @@ def synth(
         written = outputs.commit()
     report(outputs, written, skip=["--out"])
     snap = result.snapshot
+    from .render import safe
+
     sys.stderr.write(
-        f"wrote {out}: {snap.brokers.num_rows} brokers, {snap.topics.num_rows} topics, "
+        f"wrote {safe(out)}: {snap.brokers.num_rows} brokers, {snap.topics.num_rows} topics, "
         f"{snap.partitions.num_rows} partitions ({result.violations} breaking their policy) "
         f"in {time.perf_counter() - started:.1f} s\n"
     )
@@ -108,8 +110,10 @@ def from_describe(
         write_snapshot_files(snap_out.staged(), snap)
         written = outputs.commit()
     report(outputs, written, skip=["--out"])
+    from .render import safe
+
     sys.stderr.write(
-        f"wrote {out}: {snap.brokers.num_rows} brokers, {snap.topics.num_rows} "
+        f"wrote {safe(out)}: {snap.brokers.num_rows} brokers, {snap.topics.num_rows} "
         f"topics, {snap.partitions.num_rows} partitions\n"
     )
 
@@ -133,9 +137,11 @@ def show(snapshot: Annotated[Path, typer.Argument(help="Snapshot directory.")]) 
     from placement.cluster import summarize
     from placement.io.snapshot import read_snapshot
 
+    from .render import cell  # rack names and the path: escaped, no markup
+
     s = summarize(read_snapshot(snapshot))
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
-    head = Table(title=f"snapshot {snapshot}", show_header=False, box=None)
+    head = Table(title=cell(f"snapshot {snapshot}"), show_header=False, box=None)
     head.add_row("brokers", f"{s.brokers:,}")
     head.add_row("topics", f"{s.topics:,} ({s.topics_without_policy:,} without a policy)")
     head.add_row("partitions", f"{s.partitions:,}")
@@ -151,7 +157,7 @@ def show(snapshot: Annotated[Path, typer.Argument(help="Snapshot directory.")]) 
     racks = Table("rack", "brokers", "replicas/broker min", "max", title="per rack")
     for rack, count in s.brokers_per_rack.items():
         lo, hi = s.replicas_per_broker[rack]
-        racks.add_row(rack, f"{count:,}", f"{lo:,}", f"{hi:,}")
+        racks.add_row(cell(rack), f"{count:,}", f"{lo:,}", f"{hi:,}")
     console.print(racks)
 
 
