@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from placement.diagnostics.model import Diagnostic
+from placement.diagnostics.model import Diagnostic, Severity
 from placement.errors import InputError, UsageError
 from placement.io.describe import parse_describe
 from placement.io.inventory import LoadedInventory
 from placement.io.jsonsrc import EncodingError, JsonSyntaxError, ParsedJson, decode_utf8, parse_json
+from placement.io.limits import (
+    DESCRIBE_BYTES,
+    DIAGNOSTICS_PER_FILE,
+    POLICY_BYTES,
+    PROPERTIES_BYTES,
+    read_capped,
+    too_large,
+)
 from placement.io.positions import LineIndex, Position
-from placement.io.properties import parse_properties
+from placement.io.properties import PropertiesSyntaxError, parse_properties
+from placement.model.kafka import ibp_hint, parse_ibp_version
 from placement.model.policy import PlacementPolicy
-from placement.rules import syntax
+from placement.rules import report, syntax
 from placement.rules.base import CheckContext, Finding, Rule
 from placement.rules.properties import (
     BROKER_PLACEMENT_KEYS,
@@ -26,18 +34,20 @@ from placement.rules.registry import INVENTORY_RULES, POLICY_RULES
 from placement.rules.schema import check_schema
 from placement.rules.suggest import did_you_mean
 
-_IBP = re.compile(r"^\s*(\d+)\.(\d+)(?:\.\d+)?(?:-IV\d+)?\s*$")
-
 
 def parse_ibp(text: str) -> tuple[int, int]:
-    """`inter.broker.protocol.version` such as 3.2, 3.3-IV3 or 2.8.1 -> (major, minor)."""
-    m = _IBP.match(text)
-    if m is None:
+    """`inter.broker.protocol.version` such as 3.2, 3.3-IV3 or 2.8.1 -> (major, minor).
+
+    Only versions Kafka itself accepts (its MetadataVersion list); a Confluent Platform
+    version such as 7.2 is refused with the Kafka version it ships.
+    """
+    version = parse_ibp_version(text)
+    if version is None:
         raise UsageError(
-            f"--ibp: cannot read {text!r} as an inter.broker.protocol.version",
-            "write it as MAJOR.MINOR, e.g. --ibp 3.2 or --ibp 3.3-IV3",
+            f"--ibp: {text!r} is not an inter.broker.protocol.version Kafka knows",
+            ibp_hint(text),
         )
-    return int(m.group(1)), int(m.group(2))
+    return version
 
 
 @dataclass(frozen=True)
@@ -174,7 +184,14 @@ def validate_properties_bytes(data: bytes, file: str, ctx: CheckContext) -> list
     if text is None:
         return out
     physical = LineIndex(text)
-    for prop in parse_properties(text):
+    try:
+        props = parse_properties(text)
+    except PropertiesSyntaxError as exc:
+        out.append(
+            _diag(syntax.InvalidUtf8, file, physical.position(exc.offset), exc.message, exc.hint)
+        )
+        return out
+    for prop in props:
         if not PLACEMENT_KEY.match(prop.key):
             continue
         if prop.key not in BROKER_PLACEMENT_KEYS:
@@ -289,17 +306,56 @@ def validate_paths(
     ctx = options.context()
     out: dict[str, list[Diagnostic]] = {}
     for path in discover(list(paths)):
+        suffix = path.suffix.lower()
+        limit = {".properties": PROPERTIES_BYTES, ".json": POLICY_BYTES}.get(suffix, DESCRIBE_BYTES)
         try:
-            data = path.read_bytes()
+            with path.open("rb") as fh:
+                data = read_capped(fh, str(path), limit)
         except OSError as exc:
-            raise InputError(str(path), f"cannot read: {exc.strerror}") from None
-        if path.suffix.lower() == ".properties":
+            raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from None
+        if suffix == ".properties":
             out[str(path)] = validate_properties_bytes(data, str(path), ctx)
         elif _looks_like_describe(path, data):
             out[str(path)] = validate_describe_bytes(data, str(path), ctx)
         else:
+            if len(data) > POLICY_BYTES.value():
+                raise too_large(str(path), POLICY_BYTES, len(data))
             out[str(path)] = validate_json_bytes(data, str(path), ctx)
     if options.inventory is not None:
         for d in inventory_diagnostics(options.inventory):
             out.setdefault(d.file, []).append(d)
+    return {file: cap_diagnostics(diags) for file, diags in out.items()}
+
+
+def cap_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """At most `DIAGNOSTICS_PER_FILE` findings per file (errors first), then one MRC801
+    note counting the rest. Errors come first so a file that has one still fails."""
+    cap = DIAGNOSTICS_PER_FILE.value()
+    by_file: dict[str, list[Diagnostic]] = {}
+    for d in diagnostics:
+        by_file.setdefault(d.file, []).append(d)
+    if all(len(ds) <= cap for ds in by_file.values()):
+        return diagnostics
+    out: list[Diagnostic] = []
+    for file, ds in by_file.items():
+        if len(ds) <= cap:
+            out.extend(ds)
+            continue
+        ranked = sorted(ds, key=lambda d: (d.severity is not Severity.ERROR, d.sort_key()))
+        kept, rest = ranked[:cap], ranked[cap:]
+        errors = sum(d.severity is Severity.ERROR for d in rest)
+        first = rest[0]
+        out.extend(kept)
+        out.append(
+            _diag(
+                report.TooManyFindings,
+                file,
+                Position(first.line, first.column),
+                f"{len(rest):,} more finding(s) not shown ({errors:,} error(s), "
+                f"{len(rest) - errors:,} warning(s)); the first {cap} are listed",
+                f"fix these and validate again; raise the cap with {DIAGNOSTICS_PER_FILE.name}=N",
+                first.pointer,
+                first.context,
+            )
+        )
     return out

@@ -21,6 +21,7 @@ FAMILIES = {
     5: "resilience",
     6: "properties",
     7: "topology",
+    8: "report",
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from placement.rules import (
     inventory,
     properties,
+    report,
     resilience,
     schema,
     semantics,
@@ -39,6 +40,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     topology.TwoDcPartition,
     topology.SyncReplicasInQuorumRack,
     topology.ControllerWithoutRack,
+    report.TooManyFindings,
 )
 
 RULES: dict[str, type[Rule]] = {r.code: r for r in ALL_RULES}

@@ -11,6 +11,7 @@ import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from xml.etree import ElementTree as ET
 
 import pytest
@@ -572,9 +573,83 @@ def test_exit_2_no_paths(cli: Cli) -> None:
 def test_exit_2_bad_ibp(cli: Cli, valid_dir: Path) -> None:
     _usage_error(
         cli(["validate", "--ibp", "three", valid_dir]),
-        "error: --ibp: cannot read 'three'",
-        "hint: write it as MAJOR.MINOR",
+        "error: --ibp: 'three' is not an inter.broker.protocol.version",
+        "hint: give a Kafka inter.broker.protocol.version such as 2.8, 3.3-IV3 or 4.0",
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "kafka"), [("7.2", "3.2"), ("7.9", "3.9"), ("8.0", "4.0"), ("6.2", "2.8")]
+)
+def test_exit_2_confluent_platform_version_as_ibp_names_the_kafka_version(
+    cli: Cli, valid_dir: Path, value: str, kafka: str
+) -> None:
+    """7.2 is Confluent Platform's version, not an IBP: it used to pass as "newer than 3.3"."""
+    _usage_error(
+        cli(["validate", "--ibp", value, valid_dir]),
+        f"error: --ibp: '{value}' is not an inter.broker.protocol.version",
+        f"CP {value} ships Apache Kafka {kafka}, so write --ibp {kafka}",
+    )
+
+
+@pytest.mark.parametrize("value", ["5.3", "3.3-IV9", "3.10", "0.10", "0.8.0-IV0", "3.3-iv3"])
+def test_exit_2_ibp_kafka_never_had(cli: Cli, valid_dir: Path, value: str) -> None:
+    _usage_error(cli(["validate", "--ibp", value, valid_dir]), "is not an inter.broker")
+
+
+@pytest.mark.parametrize("value", ["3.3-IV3", "2.8.1", "4.0", "0.10.2", "0.10.2-IV0", "3.9", "4.1"])
+def test_real_ibps_are_accepted(cli: Cli, valid_dir: Path, value: str) -> None:
+    result = cli(["validate", "--ibp", value, valid_dir])
+    assert result.exit_code in (0, 1), result.output  # below 3.3, overlapping racks are findings
+    assert "error: --ibp" not in result.stderr
+
+
+def test_findings_are_capped_per_file_with_one_note(cli: Cli, tmp_path: Path) -> None:
+    """500 wrong-type entries: 100 listed, then MRC801 counting the other 400."""
+    wide = tmp_path / "wide.json"
+    wide.write_text('{"version": 2, "replicas": [' + ", ".join(["1"] * 500) + "]}")
+    result = cli(["validate", "--format", "json", wide])
+    assert result.exit_code == 1
+    (file,) = report_json(result)["files"]
+    codes = [d["code"] for d in file["diagnostics"]]
+    assert codes.count("MRC205") == 100 and codes.count("MRC801") == 1
+    (note,) = (d for d in file["diagnostics"] if d["code"] == "MRC801")
+    assert "400 more finding(s) not shown (400 error(s), 0 warning(s))" in note["message"]
+    assert file["valid"] is False
+
+
+def test_findings_cap_can_be_raised(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MRC_PLAN_MAX_DIAGNOSTICS_PER_FILE", "1000")
+    wide = tmp_path / "wide.json"
+    wide.write_text('{"version": 2, "replicas": [' + ", ".join(["1"] * 500) + "]}")
+    (file,) = report_json(cli(["validate", "--format", "json", wide]))["files"]
+    assert [d["code"] for d in file["diagnostics"]] == ["MRC205"] * 500
+
+
+def test_exit_2_policy_file_above_the_size_cap(cli: Cli, tmp_path: Path) -> None:
+    """A placement policy is a few hundred bytes: 2 MiB is refused before it is parsed."""
+    big = tmp_path / "big.json"
+    big.write_text('{"version": 2, "replicas": [' + " " * (2 * 2**20) + "]}")
+    _usage_error(
+        cli(["validate", big]), f"error: {big}: file is too large", "MRC_PLAN_MAX_POLICY_BYTES"
+    )
+
+
+def test_lone_surrogate_escape_in_properties_is_a_finding(cli: Cli, tmp_path: Path) -> None:
+    """`\\ud800` is not a character: it used to crash the report writer (exit 101)."""
+    props = tmp_path / "server.properties"
+    props.write_text(
+        "broker.rack=us-west\n"
+        'confluent.log.placement.constraints={"version": 2, "replicas": [{"count": 1, '
+        '"constraints": {"rack": "\\ud800"}}]}\n'
+    )
+    for fmt in ("text", "json", "sarif", "junit", "github"):
+        result = cli(["validate", "--format", fmt, props])
+        assert result.exit_code == 1, result.output
+    (d,) = report_json(cli(["validate", "--format", "json", props]))["files"][0]["diagnostics"]
+    assert (d["code"], d["line"], d["column"]) == ("MRC106", 2, 103)
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "two"])
@@ -619,14 +694,14 @@ def test_exit_2_empty_inventory_dir(cli: Cli, valid_dir: Path, tmp_path: Path) -
 
 def _deny_reading(monkeypatch: pytest.MonkeyPatch, denied: Path) -> None:
     """Root reads any file, so simulate EACCES for one path (and only for it)."""
-    read_bytes = Path.read_bytes
+    open_ = Path.open
 
-    def deny(self: Path) -> bytes:
+    def deny(self: Path, *args: Any, **kwargs: Any) -> Any:
         if self == denied:
             raise PermissionError(13, "Permission denied", str(self))
-        return read_bytes(self)
+        return open_(self, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", deny)
+    monkeypatch.setattr(Path, "open", deny)
 
 
 def test_exit_2_unreadable_inventory_simulated(
