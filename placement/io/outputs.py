@@ -346,12 +346,12 @@ class Outputs:
                 raise refuse("is a directory", "name a file in it")
             if not stat.S_ISREG(st.st_mode):
                 raise refuse("is not a regular file (a device, a pipe or a socket)")
-        if kind == "dir":
-            self._check_dir(out, st, refuse)
         for in_flag, in_path in self.inputs:
             self._check_input(out, in_flag, in_path, st, refuse)
         for other in self.outputs:
             self._check_pair(out, other, st, refuse)
+        if kind == "dir":
+            self._check_dir(out, st, refuse)
         self.outputs.append(out)
         return out
 
