@@ -14,8 +14,10 @@ surviving sync replica assumed in the ISR: ``s`` sync replicas and ``o`` observe
 - *available* when ``s >= m``.
 
 Topics without a policy are classified too (their replicas are all sync replicas unless
-observers are listed; they never promote). A replica on a broker the inventory does not
-know counts as surviving: only the brokers named by the failure go down.
+observers are listed; they never promote): `score` counts a rack failure the same way.
+A broker whose rack is unknown (absent from the inventory, or listed there without a
+rack) may sit in the failed rack: a rack failure takes it down too, and the report names
+it (``failure.unknown_rack``). `--fail-brokers` takes down only the brokers it names.
 
 This module is the in-process engine for inputs held in memory; the Spark stage
 (`placement.score.simulate`) computes the same report for snapshots, from the same
@@ -89,7 +91,13 @@ class _Model(BaseModel):
 
 class FailureSpec(_Model):
     rack: str | None = Field(description="the failed rack; null when brokers were named")
-    brokers: list[int] = Field(description="every broker that goes down, ascending")
+    brokers: list[int] = Field(description="the brokers of the rack, or those named, ascending")
+    unknown_rack: list[int] = Field(
+        default_factory=list,
+        description="brokers holding replicas whose rack is unknown (absent from the "
+        "inventory or the snapshot's brokers, or listed without a rack), ascending; a rack "
+        "failure counts them as down too, since they may be in that rack",
+    )
 
 
 class Counts(_Model):
@@ -149,6 +157,22 @@ class SimulateReport(_Model):
         """Partitions where acks=all writes stop: offline or under min ISR."""
         return self.totals.offline + self.totals.under_min_isr
 
+    def unknown_rack_note(self) -> str | None:
+        """What the report assumed about brokers of unknown rack, for stderr; None: none."""
+        ids = self.failure.unknown_rack
+        if not ids:
+            return None
+        shown = ", ".join(map(str, ids[:20])) + (
+            f" and {len(ids) - 20} more" if len(ids) > 20 else ""
+        )
+        what = f"broker(s) {shown} hold replicas but have no known rack (not in the inventory"
+        if self.failure.rack is not None:
+            return (
+                f"warning: {what}, or listed without a rack): counted as down with rack "
+                f'"{self.failure.rack}", since they may be in it'
+            )
+        return f"note: {what}, or listed without a rack): up, as only the named brokers fail"
+
 
 @dataclass(frozen=True)
 class Failure:
@@ -156,6 +180,7 @@ class Failure:
 
     brokers: frozenset[int]
     rack: str | None = None
+    unknown_rack: frozenset[int] = frozenset()  # brokers in use whose rack is unknown
 
     @classmethod
     def resolve(
@@ -184,8 +209,24 @@ class Failure:
             raise UsageError("--fail-brokers: name at least one broker id")
         return cls(frozenset(ids))
 
+    def seeing(
+        self, parts: Iterable[PartitionAssignment], brokers: Mapping[int, str | None]
+    ) -> Failure:
+        """This failure, knowing which brokers ``parts`` use: those ``brokers`` gives no
+        rack for are recorded (and go down with a rack: `down`)."""
+        used = {b for a in parts for b in a.replicas}
+        unknown = frozenset(b for b in used if brokers.get(b) is None)
+        return Failure(self.brokers, self.rack, unknown)
+
+    @property
+    def down(self) -> frozenset[int]:
+        """Every broker that goes down: a rack's take those of unknown rack with them."""
+        return self.brokers | self.unknown_rack if self.rack is not None else self.brokers
+
     def spec(self) -> FailureSpec:
-        return FailureSpec(rack=self.rack, brokers=sorted(self.brokers))
+        return FailureSpec(
+            rack=self.rack, brokers=sorted(self.brokers), unknown_rack=sorted(self.unknown_rack)
+        )
 
 
 def parse_ids(text: str) -> list[int]:
@@ -220,8 +261,7 @@ def quorum(inventory: Inventory | None, failure: Failure) -> Quorum | None:
 def apply_plan(
     current: Iterable[PartitionAssignment], plan: Iterable[PartitionAssignment]
 ) -> list[PartitionAssignment]:
-    """The partitions after the plan; plan entries for partitions not in ``current`` are
-    ignored, as `score` does."""
+    """The partitions after the plan (which `PlanFile.check` has held to ``current``)."""
     changes = {a.key: a for a in plan}
     return [changes.get(a.key, a) for a in current]
 
@@ -239,7 +279,7 @@ def outcomes(
     default_min_isr: int,
 ) -> Iterator[tuple[PartitionAssignment, Outcome, tuple[int, ...]]]:
     """(partition, outcome, surviving observers) for every partition."""
-    down = failure.brokers
+    down = failure.down
     for a in parts:
         info = topics.get(a.topic) or TopicInfo(None, None)
         s = sum(1 for b in a.sync if b not in down)
@@ -325,13 +365,14 @@ def simulate_files(
     """The in-process path: the current assignment (reassignment JSON, describe output or
     a snapshot directory), the inventory, the policies and min ISR from the topics file
     (else from the describe output's or snapshot's configs), and the plan if any."""
-    from placement.io.reassignment import read_reassignment
+    from placement.io.reassignment import read_plan_file
     from placement.io.topics import read_topics
     from placement.plan.assign import read_current
     from placement.rules.base import CheckContext
 
     inv = inventory.inventory
-    failure = Failure.resolve({b.id: b.rack for b in inv.brokers}, fail_rack, fail_brokers)
+    rack_of = {b.id: b.rack for b in inv.brokers}
+    failure = Failure.resolve(rack_of, fail_rack, fail_brokers)
     state = read_current(current)
     infos = {
         t: TopicInfo(state.policies.get(t), state.min_isr.get(t))
@@ -342,11 +383,19 @@ def simulate_files(
             infos[spec.name] = TopicInfo(spec.policy, spec.min_isr or state.min_isr.get(spec.name))
     parts = state.assignments
     if plan is not None:
-        parts = apply_plan(parts, read_reassignment(plan))
+        checked = read_plan_file(plan)
+        keys = {a.key for a in parts}
+        checked.check(
+            where=f"the current assignment {current}",
+            topics={t for t, _ in keys},
+            partitions=lambda t, p: (t, p) in keys,
+        )
+        checked.check(where=f"the inventory {inventory.path}", brokers=rack_of)
+        parts = apply_plan(parts, checked.entries)
     return simulate(
         parts,
         infos,
-        failure,
+        failure.seeing(parts, rack_of),
         default_min_isr=default_min_isr,
         inventory=inv,
         plan=None if plan is None else str(plan),

@@ -98,12 +98,20 @@ POLICY_SCHEMA = (
 )
 
 
-def with_policy(policies: DataFrame) -> Any:
-    """Attach each partition's policy (a broadcast join: topics are few)."""
+def with_policy(policies: DataFrame, default_min_isr: int) -> Any:
+    """Attach each partition's policy (a broadcast join: topics are few); a topic the
+    topics table lacks gets the default min ISR and no promotion, like one without a
+    policy."""
     from pyspark.sql import functions as F  # noqa: N812
 
     def transform(parts: DataFrame) -> DataFrame:
-        return parts.join(F.broadcast(policies), "topic", "left")
+        joined = parts.join(F.broadcast(policies), "topic", "left")
+        return joined.withColumns(
+            {
+                "min_isr": F.coalesce("min_isr", F.lit(default_min_isr)),
+                "promotes": F.coalesce("promotes", F.lit(False)),
+            }
+        )
 
     return transform
 
@@ -153,13 +161,26 @@ def failure_flags(s: Column, o: Column) -> dict[str, Column]:
     """SPEC §7's outcome of a failure, from ``s`` surviving sync replicas and ``o``
     surviving observers, with the ``min_isr`` and ``promotes`` columns: a boolean column
     each for ``offline``, ``under_min_isr`` and ``promoted`` (available: none of them).
-    The same rules as `placement.simulate.classify`; a test holds the two together."""
+    The same rules as `placement.simulate.classify`; a test holds the two together. Every
+    partition counts, with a policy or not (`with_policy` gives one without a policy the
+    default min ISR and no promotion): `score` and `simulate` share this definition."""
     from pyspark.sql import functions as F  # noqa: N812
 
     m = F.col("min_isr")
     short = (s > 0) & (s < m)
     promoted = short & F.col("promotes") & (s + o >= m)
     return {"offline": s == 0, "under_min_isr": short & ~promoted, "promoted": promoted}
+
+
+def survives_rack_loss(code: int) -> Any:
+    """Rack code column -> does the replica survive the loss of rack ``code``: only when
+    its broker's rack is known and is another one. A broker of unknown rack (not in the
+    inventory, or listed without a rack) may sit in the failed rack: it counts as lost
+    (`placement.simulate.Failure.down` says the same in-process)."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    # a closure, not a default argument: Spark reads a second parameter as the index
+    return lambda c: c.isNotNull() & (c != F.lit(code))
 
 
 def sync_replicas() -> Column:
@@ -183,26 +204,22 @@ def with_state_counts(racks: RackCodes) -> Any:
     """Per partition, the counts whose sums are a state's figures: ``n_replicas``,
     ``violations`` (0/1) and, per rack R with brokers, ``R\x00offline``,
     ``R\x00under_min_isr``, ``R\x00promoted`` (0/1) when every broker of R is down (every
-    sync replica assumed in the ISR; partitions with a policy only)."""
+    sync replica assumed in the ISR; every partition, with a policy or not, as `simulate`
+    counts it; brokers of unknown rack go down with R: `survives_rack_loss`)."""
     from pyspark.sql import functions as F  # noqa: N812
-
-    def elsewhere(code: int) -> Any:
-        # a closure, not a default argument: Spark reads a second parameter as the index
-        return lambda c: c.isNull() | (c != F.lit(code))
 
     def transform(parts: DataFrame) -> DataFrame:
         # survivors first, as columns: each is read three times below
         alive = {}
         for code in racks.inventory:
-            alive[f"\x00s{code}"] = F.size(F.filter("sync_codes", elsewhere(code)))
-            alive[f"\x00o{code}"] = F.size(F.filter("obs_codes", elsewhere(code)))
+            alive[f"\x00s{code}"] = F.size(F.filter("sync_codes", survives_rack_loss(code)))
+            alive[f"\x00o{code}"] = F.size(F.filter("obs_codes", survives_rack_loss(code)))
         counts = {"n_replicas": F.size("replicas"), "violations": _flag(violation())}
-        has = F.col("want_sync").isNotNull()
         for code in racks.inventory:
             name = f"{racks.names[code]}\x00"
             flags = failure_flags(F.col(f"\x00s{code}"), F.col(f"\x00o{code}"))
             for outcome, flag in flags.items():
-                counts[f"{name}{outcome}"] = _flag(has & flag)
+                counts[f"{name}{outcome}"] = _flag(flag)
         return parts.withColumns(alive).withColumns(counts).drop(*alive)
 
     return transform
@@ -253,8 +270,10 @@ def plan_rows(plan: DataFrame, racks: RackCodes) -> Any:
     it is (``w = -1``) and as the plan leaves it (``w = 1``, carrying SPEC §7's movement:
     ``partitions_changed`` 0/1, ``replicas_added``, ``replicas_removed``, ``bytes_to_move``,
     ``cross_rack_bytes``, the bytes of added replicas whose rack held none of the
-    partition's old replicas, and ``listed_twice``: 1 where the plan lists the partition more
-    than once). Plan entries for partitions the snapshot lacks are ignored."""
+    partition's old replicas, ``listed_twice``: 1 where the plan lists the partition more
+    than once, and ``in_snapshot``: how many of the plan's entries found the partition).
+    Plan entries for partitions the snapshot lacks join nothing: the caller compares the
+    sum of ``in_snapshot`` with the plan's length."""
     from pyspark.sql import functions as F  # noqa: N812
 
     code = racks.code()
@@ -280,6 +299,7 @@ def plan_rows(plan: DataFrame, racks: RackCodes) -> Any:
             F.lit(-1).alias("w"),
             *(F.lit(0).cast("long").alias(m) for m in MOVEMENT),
             F.lit(0).alias("listed_twice"),
+            F.lit(0).alias("in_snapshot"),
         )
         after = F.struct(
             new.alias("replicas"),
@@ -293,6 +313,7 @@ def plan_rows(plan: DataFrame, racks: RackCodes) -> Any:
             (size * F.size(added)).alias("bytes_to_move"),
             (size * far).alias("cross_rack_bytes"),
             _flag(F.col("listed") > 1).alias("listed_twice"),
+            F.col("listed").cast("int").alias("in_snapshot"),
         )
         rows = joined.select(
             "topic", "partition", "size_bytes", F.explode(F.array(before, after)).alias("s")
@@ -334,28 +355,33 @@ def applied(plan: DataFrame) -> Any:
     return transform
 
 
-def with_failure(down: Iterable[int], default_min_isr: int) -> Any:
-    """After `with_policy`: the outcome of taking the brokers ``down`` down, per partition.
+def with_failure(down: Iterable[int], racks: RackCodes, rack: str | None = None) -> Any:
+    """After `with_policy`: the outcome of a failure, per partition: the loss of ``rack``
+    (its brokers, and every broker of unknown rack: `survives_rack_loss`), else of the
+    brokers ``down``.
 
     Adds ``survivors`` (the surviving observers, in order), the 0/1 columns ``offline``,
-    ``under_min_isr``, ``promoted``, ``available``, and of the offline ones ``unclean``
-    (an observer survives: an unclean election can bring it back) and ``lost`` (nothing
-    survives). Every partition counts, with a policy or not (none: no promotion)."""
+    ``under_min_isr``, ``promoted``, ``available``, of the offline ones ``unclean`` (an
+    observer survives: an unclean election can bring it back) and ``lost`` (nothing
+    survives), and ``unknown_rack``: the partition's brokers of unknown rack. Every
+    partition counts, with a policy or not (none: no promotion)."""
     from pyspark.sql import functions as F  # noqa: N812
 
+    code = racks.code()
     failed = F.array(*[F.lit(b) for b in sorted(down)]).cast("array<int>")
 
     def alive(b: Column) -> Column:
+        if rack is not None:
+            return survives_rack_loss(racks.names.index(rack))(code(b))
         return ~F.array_contains(failed, b)
 
     def transform(parts: DataFrame) -> DataFrame:
         observers = F.coalesce("observers", F.array().cast("array<int>"))
         with_survivors = parts.withColumns(
             {
-                "min_isr": F.coalesce("min_isr", F.lit(default_min_isr)),
-                "promotes": F.coalesce("promotes", F.lit(False)),
                 "\x00s": F.size(F.filter(sync_replicas(), alive)),
                 "survivors": F.filter(observers, alive),
+                "unknown_rack": F.filter("replicas", lambda b: code(b).isNull()),
             }
         )
         s, o = F.col("\x00s"), F.size("survivors")

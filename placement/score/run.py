@@ -10,11 +10,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
 from placement.errors import InputError
+from placement.io.reassignment import PlanFile, read_plan_file
 from placement.io.snapshot import read_table, table_path
 from placement.model.policy import PlacementPolicy
 from placement.score.metrics import (
@@ -108,6 +109,7 @@ class Context:
     racks: RackCodes
     brokers: tuple[int, ...]
     policies: DataFrame
+    default_min_isr: int
 
 
 def prepare(spark: Any, root: Path, brokers: Any, topics: Any, default_min_isr: int) -> Context:
@@ -124,7 +126,7 @@ def prepare(spark: Any, root: Path, brokers: Any, topics: Any, default_min_isr: 
     code = {n: i for i, n in enumerate(racks.names)}
     rows = policy_rows(parsed, default_min_isr, code)
     policies = spark.createDataFrame(rows, POLICY_SCHEMA).cache()
-    return Context(racks, tuple(by_id), policies)
+    return Context(racks, tuple(by_id), policies, default_min_isr)
 
 
 def read_partitions(spark: Any, root: Path) -> Any:
@@ -143,36 +145,80 @@ class Movement:
 
 
 PLAN_ENTRY = "topic string, partition int, replicas array<int>, observers array<int>"
-OWN_HEADER = '{"version":1,"partitions":['
 
 
-def read_plan(spark: Any, path: str | Path) -> Any:
-    """A reassignment JSON file as a DataFrame (topic, partition, replicas, observers).
+def read_plan(spark: Any, plan: PlanFile | str | Path) -> Any:
+    """A plan as a DataFrame (topic, partition, replicas, observers), read by the strict
+    reader first (a path is read here): Spark never sees a file Kafka would refuse.
 
-    Files in the layout `assign` writes (one partition per line) are read line by line, in
-    parallel; any other layout as one multi-line document.
+    A file in the layout `assign` writes (one partition per line, checked by the reader) is
+    read by Spark line by line, in parallel; any other layout goes from the validated
+    entries to Spark through Arrow.
     """
+    import pyarrow as pa
     from pyspark.sql import functions as F  # noqa: N812
 
-    p = Path(path)
-    try:
-        with p.open("rb") as fh:
-            head = fh.readline().strip()
-    except OSError as exc:
-        raise InputError(str(p), f"cannot read the plan: {exc.strerror}") from None
-    if head == OWN_HEADER.encode():
-        lines = spark.read.text(str(p))
+    if not isinstance(plan, PlanFile):
+        plan = read_plan_file(plan)
+    if plan.one_per_line:
+        lines = spark.read.text(plan.path)
         entry = F.from_json(F.regexp_replace("value", r",\s*$", ""), PLAN_ENTRY)
         return (
             lines.where(F.col("value").startswith('{"topic"'))
             .select(entry.alias("e"))
             .select(*_plan_columns())
         )
-    doc = spark.read.option("multiLine", True).schema(
-        "version int, partitions array<struct<topic: string, partition: int, "
-        "replicas: array<int>, observers: array<int>>>"
+    ids = pa.list_(pa.int32())
+    schema = pa.schema(
+        [
+            pa.field("topic", pa.string(), nullable=False),
+            pa.field("partition", pa.int32(), nullable=False),
+            pa.field("replicas", ids, nullable=False),
+            pa.field("observers", ids, nullable=False),
+        ]
     )
-    return doc.json(str(p)).select(F.explode("partitions").alias("e")).select(*_plan_columns())
+    e = plan.entries
+    table = pa.table(
+        {
+            "topic": [a.topic for a in e],
+            "partition": [a.partition for a in e],
+            "replicas": [list(a.replicas) for a in e],
+            "observers": [list(a.observers) for a in e],
+        },
+        schema=schema,
+    )
+    return spark.createDataFrame(table)
+
+
+def read_plans(root: Path, plans: Sequence[str | Path], brokers: Any) -> list[PlanFile]:
+    """Every plan, read strictly and checked against the snapshot's brokers table, before
+    Spark starts (the partitions are checked by the pass that scores the plan)."""
+    known = set(brokers.column("broker_id").to_pylist())
+    out = []
+    for path in plans:
+        if not Path(path).is_file():
+            raise InputError(str(path), "plan file not found", "pass reassignment JSON files")
+        plan = read_plan_file(path)
+        plan.check(where=f"the snapshot {root}", brokers=known)
+        out.append(plan)
+    return out
+
+
+def refuse_missing(
+    spark: Any, parts: DataFrame, plan: PlanFile, root: Path, topics: Any
+) -> NoReturn:
+    """Raise the `InputError` for the first entry (in file order) of ``plan`` whose partition
+    the snapshot lacks (called when the pass found fewer partitions than entries)."""
+    frame = read_plan(spark, plan).select("topic", "partition")
+    rows = frame.join(parts.select("topic", "partition"), ["topic", "partition"], "left_anti")
+    missing = {(r["topic"], r["partition"]) for r in rows.limit(10_000).collect()}
+    present = {a.topic for a in plan.entries if a.key not in missing}
+    plan.check(
+        where=f"the snapshot {root}",
+        topics=present | set(topics.column("topic").to_pylist()),
+        partitions=lambda t, p: (t, p) not in missing,
+    )
+    raise InputError(plan.path, f"entries of this plan are not in the snapshot {root}")
 
 
 def _plan_columns() -> list[Any]:
@@ -209,7 +255,7 @@ class Totals:
 def _totals(rows: DataFrame, ctx: Context, extra: Sequence[str] = ()) -> Totals:
     counts = [*state_count_names(ctx.racks), *extra]
     enriched = (
-        rows.transform(with_policy(ctx.policies))
+        rows.transform(with_policy(ctx.policies, ctx.default_min_isr))
         .transform(with_codes(ctx.racks))
         .transform(with_state_counts(ctx.racks))
     )
@@ -253,7 +299,8 @@ def baseline_totals(parts: DataFrame, ctx: Context) -> Totals:
 def plan_totals(parts: DataFrame, ctx: Context, plan: DataFrame) -> Totals:
     """What ``plan`` changes (a difference, movement included): one join, then work in
     proportion to the plan."""
-    return _totals(parts.transform(plan_rows(plan, ctx.racks)), ctx, (*MOVEMENT, "listed_twice"))
+    extra = (*MOVEMENT, "in_snapshot")
+    return _totals(parts.transform(plan_rows(plan, ctx.racks)), ctx, extra)
 
 
 def score_state(
@@ -310,9 +357,7 @@ def run_score(
     brokers = read_table(r, "brokers")
     topics = read_table(r, "topics")
     parsed_policies(r, topics)  # bad policies fail before Spark starts
-    for plan in plans:
-        if not Path(plan).is_file():
-            raise InputError(str(plan), "plan file not found", "pass reassignment JSON files")
+    checked = read_plans(r, plans, brokers)  # and so do bad plans
     progress("starting Spark")
     spark = build_session(master, app="mrc-plan score")
     ctx = prepare(spark, r, brokers, topics, default_min_isr)
@@ -323,15 +368,11 @@ def run_score(
     base = baseline_totals(parts, ctx)
     before = _state(base, ctx)
     scored = []
-    for plan in plans:
+    for plan, pf in zip(plans, checked, strict=True):
         progress(f"scoring {plan}")
-        delta = plan_totals(parts, ctx, read_plan(spark, plan))
-        if delta.sums["listed_twice"]:
-            raise InputError(
-                str(plan),
-                f"{delta.sums['listed_twice']} partition(s) are listed more than once",
-                "Kafka rejects such a reassignment: keep one entry per partition",
-            )
+        delta = plan_totals(parts, ctx, read_plan(spark, pf))
+        if delta.sums["in_snapshot"] != len(pf.entries):
+            refuse_missing(spark, parts, pf, r, topics)
         move = Movement(*(delta.sums[f] for f in MOVEMENT))
         state = _state(base + delta, ctx)
         balance, failure = _balance(state), _failure(state)

@@ -16,7 +16,14 @@ from placement.io.reassignment import write_election_stream
 from placement.io.snapshot import read_table
 from placement.model.inventory import Inventory
 from placement.score.metrics import applied, with_failure, with_policy
-from placement.score.run import parsed_policies, prepare, read_partitions, read_plan
+from placement.score.run import (
+    parsed_policies,
+    prepare,
+    read_partitions,
+    read_plan,
+    read_plans,
+    refuse_missing,
+)
 from placement.simulate import (
     SAMPLE,
     Counts,
@@ -64,18 +71,17 @@ def run_simulate(
         raise InputError(str(root), "a snapshot is a directory holding brokers, topics, partitions")
     failure = Failure.resolve(snapshot_brokers(root), fail_rack, fail_brokers)
     brokers, topics = read_table(root, "brokers"), read_table(root, "topics")
-    if plan is not None and not Path(plan).is_file():
-        raise InputError(str(plan), "plan file not found", "pass a reassignment JSON file")
+    (checked,) = read_plans(root, [plan], brokers) if plan is not None else (None,)
     progress("starting Spark")
     spark = build_session(master, app="mrc-plan simulate")
     ctx = prepare(spark, root, brokers, topics, default_min_isr)
-    parts = read_partitions(spark, root)
-    if plan is not None:
-        parts = parts.transform(applied(read_plan(spark, plan)))
+    source = read_partitions(spark, root)
+    if checked is not None:
+        parts = source.transform(applied(read_plan(spark, checked)))
     else:
-        parts = parts.withColumn("listed", F.lit(0))
-    judged = parts.transform(with_policy(ctx.policies)).transform(
-        with_failure(failure.brokers, default_min_isr)
+        parts = source.withColumn("listed", F.lit(0))
+    judged = parts.transform(with_policy(ctx.policies, default_min_isr)).transform(
+        with_failure(failure.brokers, ctx.racks, failure.rack)
     )
     progress("applying the failure to every partition")
     labels = {t: policy_label(p) for t, p, _ in parsed_policies(root, topics)}
@@ -88,7 +94,8 @@ def run_simulate(
         .agg(
             F.count("*").alias("partitions"),
             F.first("min_isr").alias("min_isr"),
-            F.sum(F.when(F.col("listed") > 1, 1).otherwise(0)).alias("listed_twice"),
+            F.sum("listed").alias("listed"),
+            F.array_distinct(F.flatten(F.collect_set("unknown_rack"))).alias("unknown_rack"),
             *(F.sum(c).alias(c) for c in COUNTS),
             F.sort_array(F.collect_list(unclean)).alias("unclean_partitions"),
         )
@@ -96,11 +103,13 @@ def run_simulate(
     )
     per_topic: list[TopicCounts] = []
     sample: list[UncleanPartition] = []
+    unknown: set[int] = set()
 
     def unclean_keys() -> Iterator[tuple[str, int]]:
-        twice = 0
+        found = 0
         for r in grouped.toLocalIterator():
-            twice += int(r["listed_twice"])
+            found += int(r["listed"])
+            unknown.update(r["unknown_rack"])
             per_topic.append(
                 TopicCounts(
                     topic=r["topic"],
@@ -118,12 +127,9 @@ def run_simulate(
                         )
                     )
                 yield r["topic"], u["partition"]
-        if twice:  # raised inside the stream: the --unclean-out file is not written
-            raise InputError(
-                str(plan),
-                f"{twice} partition(s) are listed more than once",
-                "Kafka rejects such a reassignment: keep one entry per partition",
-            )
+        if checked is not None and found != len(checked.entries):
+            # raised inside the stream: the --unclean-out file is not written
+            refuse_missing(spark, source, checked, root, topics)
 
     written = None
     if unclean_out is not None:
@@ -132,7 +138,7 @@ def run_simulate(
         for _ in unclean_keys():
             pass
     report = build_report(
-        failure,
+        Failure(failure.brokers, failure.rack, frozenset(unknown)),
         per_topic,
         sample,
         None if plan is None else str(plan),

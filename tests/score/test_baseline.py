@@ -47,7 +47,7 @@ def hand_snapshot(root: Path) -> None:
         ("orders", 1, [1, 4, 5, 6], [6], 200),  # one west short, one east extra: violates
         ("orders", 2, [2, 2, 4, 7], [7], 300),  # broker twice: violates
         ("orders", 3, [3, 1, 99, 7], [7], 400),  # 99 unknown: violates
-        ("free", 0, [1, 4], [], 50),  # no policy: never counted
+        ("free", 0, [1, 4], [], 50),  # no policy: no violation; failures counted
     ]
     write_jsonl(
         root / "partitions.jsonl",
@@ -76,10 +76,11 @@ def test_hand_snapshot(spark: Any, tmp_path: Path) -> None:
     assert got.balance["leaders"].max == 3  # broker 1 leads orders-0, orders-1, free-0
     # west down: orders-0 keeps east 4 (s=1 < 2), observer 6 -> s+o = 2: promoted (v2 default)
     # orders-1 keeps 4, 5 (s=2): available; orders-2 keeps 4 (s=1) + 7: promoted;
-    # orders-3 keeps 99 (unknown rack, counted as surviving: s=1) + 7: promoted
-    assert got.rack_failure["west"] == {"offline": 0, "under_min_isr": 0, "promoted": 3}
+    # orders-3 keeps only 7: 99's rack is unknown, so it may be in west and goes down with
+    # it (s=0): offline; free-0 (no policy, min ISR 1) keeps 4: available
+    assert got.rack_failure["west"] == {"offline": 1, "under_min_isr": 0, "promoted": 2}
     # east down: orders-0 keeps 1, 2: available; orders-1 keeps 1 (s=1) + 6: promoted;
-    # orders-2 keeps 2, 2 (s=2): available; orders-3 keeps 3, 1, 99: available
+    # orders-2 keeps 2, 2 (s=2): available; orders-3 keeps 3, 1 (s=2): available
     assert got.rack_failure["east"] == {"offline": 0, "under_min_isr": 0, "promoted": 1}
     assert got.rack_failure["central"] == {"offline": 0, "under_min_isr": 0, "promoted": 0}
 

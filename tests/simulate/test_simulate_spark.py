@@ -148,7 +148,7 @@ def test_plan_listing_a_partition_twice_is_rejected(spark: Any, tmp_path: Path) 
     entry = {"topic": "umi", "partition": 0, "replicas": [4, 5, 1, 7], "observers": [7]}
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps({"version": 1, "partitions": [entry, entry]}))
-    with pytest.raises(InputError, match="listed more than once"):
+    with pytest.raises(InputError, match="listed twice"):
         run_simulate(root, fail_rack="west", plan=plan)
 
 
