@@ -459,12 +459,15 @@ class Outputs:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        owner = None
+        if isinstance(exc, OSError):
+            owner = next(
+                (o for o in self.outputs if o.owns(exc.filename) or o.owns(exc.filename2)), None
+            )
         if not self._done:
             self._abort()
-        if isinstance(exc, OSError):
-            for out in self.outputs:
-                if out.owns(exc.filename) or out.owns(exc.filename2):
-                    raise out.error(exc) from None
+        if owner is not None and isinstance(exc, OSError):
+            raise owner.error(exc) from None
 
     def _clean_leftovers(self, out: Output) -> None:
         """Remove the temporary files a killed run left for this target (its process is
