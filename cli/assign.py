@@ -55,6 +55,13 @@ def _ids(raw: str | None, flag: str) -> list[int]:
 def assign(
     inventory: Annotated[Path, typer.Option(help="Broker inventory (JSON, CSV or directory).")],
     topics: Annotated[Path, typer.Option(help="Topics file: the desired state and policies.")],
+    root: Annotated[
+        Path | None,
+        typer.Option(
+            help="Directory that placement files named in --topics are resolved in and may "
+            "not leave. Default: the topics file's directory."
+        ),
+    ] = None,
     current: Annotated[
         Path | None,
         typer.Option(
@@ -188,7 +195,7 @@ def assign(
     )
     with outputs:
         loaded = load_inventory(inventory)
-        specs = read_topics(topics, CheckContext(loaded.inventory))
+        specs = read_topics(topics, CheckContext(loaded.inventory), refs_root=root)
         state = read_current(current) if current is not None else None
         options = Options(
             rebalance=rebalance,

@@ -4,30 +4,52 @@
      "topics": [{"name": "orders", "partitions": 12, "placement": {...} | "orders.json",
                  "min_isr": 2}]}
 
-A placement given as a string is a path relative to the topics file. Every policy is
-checked with the `validate` rules; errors stop the read with their diagnostics.
+A placement given as a string is a path relative to the topics file's directory (or to
+an explicit root): an absolute path, a `..` that climbs out and a symlink that leads out
+are refused, as are files that are not regular files or are larger than a policy can be.
+A referenced file that is not a placement policy is refused without quoting any of it:
+in CI the topics file comes from a pull request, and the reference could name a secret.
+Every policy is checked with the `validate` rules; errors stop the read with their
+diagnostics.
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from placement.diagnostics.model import Diagnostic, Severity
 from placement.errors import InputError
-from placement.io.jsonsrc import JsonSyntaxError, ParsedJson, parse_json
+from placement.io.jsonsrc import EncodingError, JsonSyntaxError, ParsedJson, decode_utf8, parse_json
+from placement.io.limits import (
+    PARTITIONS_PER_TOPIC,
+    PARTITIONS_TOTAL,
+    POLICY_BYTES,
+    TOPICS,
+    TOPICS_BYTES,
+    read_capped,
+)
 from placement.io.positions import LineIndex
 from placement.io.textfile import read_text
+from placement.model.kafka import TOPIC_NAME_HINT, topic_name_error
 from placement.model.policy import PlacementPolicy
 from placement.rules.base import CheckContext
-from placement.validate import check_policy_text, check_policy_value
+from placement.rules.schema import POLICY_KEYS
+from placement.validate import cap_diagnostics, check_policy_text, check_policy_value
+
+NAME_MAX = 255  # bytes per path component (Linux, macOS)
+PATH_MAX = 4096
 
 
 class InvalidPoliciesError(InputError):
     """One or more policies in the topics file fail validation; carries the diagnostics."""
 
     def __init__(self, path: str, diagnostics: list[Diagnostic]) -> None:
+        diagnostics = cap_diagnostics(diagnostics)
         errors = [d for d in diagnostics if d.severity is Severity.ERROR]
         first = errors[0]
         super().__init__(
@@ -49,7 +71,7 @@ class TopicSpec:
 
 
 def _read_doc(path: Path) -> tuple[str, ParsedJson]:
-    text = read_text(path)
+    text = read_text(path, "the topics file", TOPICS_BYTES)
     try:
         doc = parse_json(text)
     except JsonSyntaxError as exc:
@@ -60,11 +82,116 @@ def _read_doc(path: Path) -> tuple[str, ParsedJson]:
     return text, doc
 
 
-def read_topics(path: str | Path, ctx: CheckContext | None = None) -> list[TopicSpec]:
-    """Read and check a topics file; ``ctx`` adds inventory checks to every policy."""
+class RefusedReferenceError(Exception):
+    """A placement reference that may not be read; the message quotes no file content."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+def resolve_reference(directory: Path, ref: str, root: Path | None = None) -> Path:
+    """The regular file ``ref`` names, relative to ``directory``, that lies inside ``root``
+    (default: ``directory``); refuses absolute paths, names too long for the file system,
+    and anything that resolves outside ``root`` (through `..` or a symlink)."""
+    root = directory if root is None else root
+    if not ref or "\x00" in ref:
+        raise RefusedReferenceError(
+            "a placement reference must be a non-empty path without NUL characters"
+        )
+    if os.path.isabs(ref) or ref.startswith("~"):
+        raise RefusedReferenceError(
+            f"placement reference {ref!r} is absolute",
+            f"write a path relative to {directory}",
+        )
+    if len(ref.encode("utf-8", "surrogatepass")) > PATH_MAX or any(
+        len(part.encode("utf-8", "surrogatepass")) > NAME_MAX for part in ref.split("/")
+    ):
+        raise RefusedReferenceError(
+            f"placement reference of {len(ref)} characters is longer than a file name can be",
+            f"file names have at most {NAME_MAX} bytes, paths {PATH_MAX}",
+        )
+    try:
+        base = root.resolve()
+        target = (directory.resolve() / ref).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise RefusedReferenceError(
+            f"placement reference {ref!r} cannot be resolved: {exc}"
+        ) from None
+    if not target.is_relative_to(base):
+        raise RefusedReferenceError(
+            f"placement reference {ref!r} leads outside {root}",
+            "references are resolved inside the topics file's directory (or --root DIR); "
+            "'..' and symlinks may not leave it",
+        )
+    try:
+        st = target.stat()
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise RefusedReferenceError(
+                f"placement file {ref!r} not found (relative to {directory})"
+            ) from None
+        raise RefusedReferenceError(
+            f"placement file {ref!r} cannot be read: {exc.strerror}"
+        ) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise RefusedReferenceError(f"placement reference {ref!r} is not a regular file")
+    return target
+
+
+def _read_reference(target: Path, ref: str) -> str:
+    """The text of a referenced policy, capped; refused without quoting it when it is not
+    UTF-8 JSON shaped like a placement policy."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(target, flags)
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise RefusedReferenceError(f"placement reference {ref!r} is not a regular file")
+            data = read_capped(fh, str(target), POLICY_BYTES)
+    except OSError as exc:
+        raise RefusedReferenceError(
+            f"placement file {ref!r} cannot be read: {exc.strerror}"
+        ) from None
+    except InputError:
+        raise RefusedReferenceError(
+            f"{ref!r} is not a placement policy: larger than {POLICY_BYTES.value():,} bytes",
+            f"raise {POLICY_BYTES.name} if it really is one",
+        ) from None
+    not_policy = f"{ref!r} is not a placement policy"
+    try:
+        text, _ = decode_utf8(data)
+    except EncodingError:
+        raise RefusedReferenceError(f"{not_policy} (not UTF-8 text)") from None
+    try:
+        value = parse_json(text).value
+    except JsonSyntaxError as exc:
+        pos = LineIndex(text).position(exc.offset)
+        raise RefusedReferenceError(
+            f"{not_policy} (not valid JSON: {exc.kind.value} at line {pos.line}, "
+            f"column {pos.column})",
+            f"run `mrc-plan validate` on {ref} for the details",
+        ) from None
+    if not isinstance(value, dict) or not set(value) & set(POLICY_KEYS):
+        raise RefusedReferenceError(
+            f'{not_policy} (a policy is a JSON object with "version" and "replicas")'
+        )
+    return text
+
+
+def read_topics(
+    path: str | Path, ctx: CheckContext | None = None, *, refs_root: str | Path | None = None
+) -> list[TopicSpec]:
+    """Read and check a topics file; ``ctx`` adds inventory checks to every policy.
+
+    Placement references are resolved inside ``refs_root`` (default: the topics file's
+    directory) and may not leave it.
+    """
     p = Path(path)
     name = str(p)
     ctx = ctx or CheckContext()
+    confine = Path(refs_root) if refs_root is not None else None
     _, doc = _read_doc(p)
 
     def fail(ptr: str, message: str, hint: str = "", key: bool = False) -> InputError:
@@ -98,12 +225,13 @@ def read_topics(path: str | Path, ctx: CheckContext | None = None) -> list[Topic
 
     def policy_at(ptr: str, value: Any, ctx: CheckContext) -> PlacementPolicy | None:
         if isinstance(value, str):
-            ref = (p.parent / value).resolve()
-            if not ref.is_file():
-                raise fail(ptr, f"placement file {value!r} not found (relative to {name})")
-            key = f"{ref}|{ctx.min_insync_replicas}"
+            try:
+                ref = resolve_reference(p.parent, value, confine)
+                key = f"{ref}|{ctx.min_insync_replicas}"
+                text = _read_reference(ref, value) if key not in cache else ""
+            except RefusedReferenceError as exc:
+                raise fail(ptr, exc.message, exc.hint) from None
             if key not in cache:
-                text, _ = _read_doc(ref)
                 checked = check_policy_text(text, str(ref), ctx)
                 diagnostics.extend(checked.diagnostics)
                 cache[key] = checked.policy
@@ -115,8 +243,13 @@ def read_topics(path: str | Path, ctx: CheckContext | None = None) -> list[Topic
     default = None
     if "default_placement" in root:
         default = policy_at("/default_placement", root["default_placement"], ctx)
+    if len(topics) > TOPICS.value():
+        raise fail(
+            "/topics", f"{len(topics):,} topics, above the cap of {TOPICS.value():,}", TOPICS.hint()
+        )
     specs: list[TopicSpec] = []
     seen: dict[str, int] = {}
+    total = 0
     for i, t in enumerate(topics):
         ptr = f"/topics/{i}"
         if not isinstance(t, dict):
@@ -132,6 +265,9 @@ def read_topics(path: str | Path, ctx: CheckContext | None = None) -> list[Topic
         topic = t.get("name")
         if not isinstance(topic, str) or not topic:
             raise fail(f"{ptr}/name" if "name" in t else ptr, 'a topic needs a non-empty "name"')
+        problem = topic_name_error(topic)
+        if problem is not None:
+            raise fail(f"{ptr}/name", problem, TOPIC_NAME_HINT)
         if topic in seen:
             raise fail(ptr, f'topic "{topic}" is listed twice (first at /topics/{seen[topic]})')
         seen[topic] = i
@@ -140,6 +276,21 @@ def read_topics(path: str | Path, ctx: CheckContext | None = None) -> list[Topic
             raise fail(
                 f"{ptr}/partitions" if "partitions" in t else ptr,
                 f'topic "{topic}" needs "partitions": a positive integer',
+            )
+        if count > PARTITIONS_PER_TOPIC.value():
+            raise fail(
+                f"{ptr}/partitions",
+                f'topic "{topic}" asks for {count:,} partitions, above the cap of '
+                f"{PARTITIONS_PER_TOPIC.value():,} {PARTITIONS_PER_TOPIC.what}",
+                PARTITIONS_PER_TOPIC.hint(),
+            )
+        total += count
+        if total > PARTITIONS_TOTAL.value():
+            raise fail(
+                f"{ptr}/partitions",
+                f"the topics up to {topic!r} add up to {total:,} partitions, above the cap of "
+                f"{PARTITIONS_TOTAL.value():,} {PARTITIONS_TOTAL.what}",
+                PARTITIONS_TOTAL.hint(),
             )
         min_isr = t.get("min_isr")
         if min_isr is not None and (
