@@ -284,12 +284,22 @@ def summarize(outcome: Any) -> None:
         console.print(
             cell(f"note: topic {topic} is in --topics but not in the cluster: create it first")
         )
+    for ids, what in (
+        (outcome.unknown_brokers, "are not in --inventory: replicas of topics with a policy"),
+        (outcome.rackless_brokers, "have no rack in --inventory: replicas of topics with a policy"),
+    ):
+        if ids:
+            console.print(
+                f"warning: broker(s) {', '.join(map(str, ids))} hold replicas of the current "
+                f"assignment but {what} are moved off them"
+            )
     gap = outcome.replicas_added - outcome.lower_bound
     pct = f": +{gap / outcome.lower_bound:.2%}" if gap and outcome.lower_bound else ""
+    moved = outcome.bytes_to_move
     console.print(
         f"partitions changed: {len(outcome.plan)}\n"
         f"replicas added: {outcome.replicas_added}, removed: {outcome.replicas_removed}, "
-        f"bytes to move: {outcome.bytes_to_move:,}\n"
+        f"bytes to move: {'unknown (no partition sizes)' if moved is None else f'{moved:,}'}\n"
         f"lower bound on added replicas: {outcome.lower_bound} (plan is {gap} above it{pct})"
     )
     if outcome.bytes_bound is not None:

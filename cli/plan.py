@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -120,13 +119,101 @@ def show(
             raise InputError(
                 str(path), "no summary.json here", "pass an --out-dir written by `assign`"
             )
-        try:
-            doc = json.loads(summary_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InputError(str(summary_path), f"cannot read it: {exc}") from None
-        show_summary(doc, path)
+        show_summary(read_summary(summary_path), path)
         return
     _show_file(path)
+
+
+_INT = "an integer"
+_SIZE = "an integer or null"
+_ETA = "a number or null"
+_NAME = "a file name"
+_TOTAL = {
+    "batches": _INT,
+    "partitions": _INT,
+    "replicas_added": _INT,
+    "bytes": _SIZE,
+    "eta_seconds": _ETA,
+}
+_BATCH = {
+    "file": _NAME,
+    "rollback": "a file name or null",
+    "partitions": _INT,
+    "replicas_added": _INT,
+    "bytes": _SIZE,
+    "senders": "an array of {broker, bytes}",
+    "receivers": "an array of {broker, bytes}",
+    "max_moves_per_broker": _INT,
+    "eta_seconds": _ETA,
+}
+_LEADERS = {"file": _NAME, "partitions": _INT, "election": "a file name or null"}
+
+
+def _fits(value: Any, want: str) -> bool:
+    is_int = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    if want == _INT:
+        return is_int
+    if want == _SIZE:
+        return value is None or is_int
+    if want == _ETA:
+        return value is None or is_int or (isinstance(value, float) and 0 <= value < 1e18)
+    if want == _NAME:
+        return isinstance(value, str) and bool(value)
+    if want.endswith("or null"):
+        return value is None or (isinstance(value, str) and bool(value))
+    return isinstance(value, list) and all(
+        isinstance(r, dict) and "broker" in r and _fits(r["broker"], _INT) for r in value
+    )
+
+
+def _problem(doc: Any) -> tuple[str, str] | None:
+    """(JSON pointer, what is wrong) for the first way ``doc`` is not a summary."""
+    if not isinstance(doc, dict):
+        return "", "a summary.json is a JSON object"
+    shapes: list[tuple[str, Any, dict[str, str]]] = [("/total", doc.get("total"), _TOTAL)]
+    batches = doc.get("batches")
+    if not isinstance(batches, list):
+        return "/batches", '"batches" must be an array'
+    shapes += [(f"/batches/{i}", b, _BATCH) for i, b in enumerate(batches)]
+    if doc.get("leaders") is not None:
+        shapes.append(("/leaders", doc["leaders"], _LEADERS))
+    for ptr, value, fields in shapes:
+        if not isinstance(value, dict):
+            return ptr, f'"{ptr[1:]}" must be an object'
+        for key, want in fields.items():
+            if key not in value:
+                return ptr, f'"{ptr[1:]}" lacks "{key}"'
+            if not _fits(value[key], want):
+                return f"{ptr}/{key}", f'"{key}" must be {want}'
+    order = doc.get("order")
+    if not isinstance(order, list) or not all(isinstance(o, str) for o in order):
+        return "/order", '"order" must be an array of file names'
+    if not _fits(doc.get("throttle_bytes_per_s"), _SIZE):
+        return "/throttle_bytes_per_s", '"throttle_bytes_per_s" must be an integer or null'
+    return None
+
+
+def read_summary(path: Path) -> dict[str, Any]:
+    """A ``summary.json`` written by `assign --out-dir`, or an `InputError` naming the file
+    (and the line) where it is not one."""
+    from placement.errors import InputError
+    from placement.io.jsonsrc import JsonSyntaxError, parse_json
+    from placement.io.positions import LineIndex
+    from placement.io.textfile import read_text
+
+    text = read_text(path, "the summary")
+    hint = "it is written by `assign --out-dir`: write the directory again"
+    try:
+        doc = parse_json(text)
+    except JsonSyntaxError as exc:
+        at = LineIndex(text).position(exc.offset)
+        raise InputError(str(path), exc.message, hint, line=at.line, column=at.column) from None
+    problem = _problem(doc.value)
+    if problem is not None:
+        pos = doc.locate(problem[0])
+        raise InputError(str(path), problem[1], hint, line=pos.line, column=pos.column)
+    value: dict[str, Any] = doc.value
+    return value
 
 
 def _show_file(path: Path) -> None:
@@ -138,13 +225,13 @@ def _show_file(path: Path) -> None:
 
     from .render import cell
 
+    entries = read_reassignment(path)  # strictly, even when the summary describes it
     summary = path.parent / "summary.json"
     if summary.is_file():  # one batch of an --out-dir: its row of the summary
-        doc = json.loads(summary.read_text(encoding="utf-8"))
+        doc = read_summary(summary)
         if any(path.name in (b["file"], b["rollback"]) for b in doc["batches"]):
             show_summary(doc, path.parent, only=path.name)
             return
-    entries = read_reassignment(path)
     per_broker = Counter(b for a in entries for b in a.replicas)
     console = Console(highlight=False, soft_wrap=True)
     console.print(

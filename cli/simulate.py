@@ -162,6 +162,9 @@ def simulate(
                 keys = ((u.topic, u.partition) for u in unclean)
                 written = write_election_stream(unclean_file.staged(), keys)
             outcomes = _commit(outputs, unclean_file, written)
+    unknown_rack = report.unknown_rack_note()
+    if unknown_rack is not None:  # an assumption the numbers rest on: said, not hidden
+        err.print(unknown_rack, markup=False)
     if format is SimFormat.JSON:
         sys.stdout.write(report.model_dump_json(indent=2) + "\n")
     else:

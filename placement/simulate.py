@@ -159,6 +159,8 @@ class SimulateReport(_Model):
 
     def unknown_rack_note(self) -> str | None:
         """What the report assumed about brokers of unknown rack, for stderr; None: none."""
+        from placement.diagnostics.escape import escape
+
         ids = self.failure.unknown_rack
         if not ids:
             return None
@@ -169,7 +171,7 @@ class SimulateReport(_Model):
         if self.failure.rack is not None:
             return (
                 f"warning: {what}, or listed without a rack): counted as down with rack "
-                f'"{self.failure.rack}", since they may be in it'
+                f'"{escape(self.failure.rack)}", since they may be in it'
             )
         return f"note: {what}, or listed without a rack): up, as only the named brokers fail"
 

@@ -108,7 +108,7 @@ class AssignOutcome:
     election: list[Key]  # partitions whose preferred leader the plan changes
     replicas_added: int
     replicas_removed: int
-    bytes_to_move: int
+    bytes_to_move: int | None  # None: a partition that gains replicas has no known size
     lower_bound: int
     bytes_bound: int | None
     balance: list[RackBalance]
@@ -119,6 +119,10 @@ class AssignOutcome:
     seconds: float
     unmanaged_topics: list[str]  # in the cluster, with no policy anywhere: left alone
     missing_topics: list[str]  # in the topics file, not in the cluster: not created
+    # brokers holding replicas in the current assignment that the inventory does not know
+    # (its replicas of managed topics are moved off), or lists without a rack
+    unknown_brokers: list[int] = field(default_factory=list)
+    rackless_brokers: list[int] = field(default_factory=list)
 
 
 def _ids(inventory_ids: set[int], ids: Sequence[int], flag: str) -> frozenset[int]:
@@ -207,14 +211,19 @@ def assign(
     )
     after = dict(before)
     after.update({a.key: a for a in plan})
-    added = removed = moved = 0
+    added = removed = 0
+    moved: int | None = 0
     sizes = req.sizes
     for a in plan:
         old = set(before[a.key].replicas) if a.key in before else set()
         new = set(a.replicas)
         added += len(new - old)
         removed += len(old - new)
-        moved += sizes.get(a.key, 0) * len(new - old)
+        if new - old and a.key in before and moved is not None:  # a new partition has no data
+            size = sizes.get(a.key)
+            moved = None if size is None else moved + size * len(new - old)
+    racks = {b.id: b.rack for b in inv.brokers}
+    used = {b for a in assignments for b in a.replicas}
     return AssignOutcome(
         plan=plan,
         rollback=[before[a.key] for a in plan if a.key in before],
@@ -234,4 +243,6 @@ def assign(
         seconds=time.perf_counter() - started,
         unmanaged_topics=unmanaged,
         missing_topics=missing,
+        unknown_brokers=sorted(used - set(racks)),
+        rackless_brokers=sorted(b for b in used if b in racks and racks[b] is None),
     )
