@@ -65,6 +65,7 @@ def score(
     from placement.score.run import run_score
 
     from .outputs import report as report_outputs
+    from .render import cell, model_json
 
     outputs = Outputs.of([("--snapshot", snapshot), *(("--plan", p) for p in plan or [])])
     report_out = outputs.add("--out", out) if out is not None else None
@@ -75,9 +76,9 @@ def score(
             plan or [],
             master=master,
             default_min_isr=default_min_isr,
-            progress=lambda stage: status.update(stage),
+            progress=lambda stage: status.update(cell(stage)),
         )
-        text = report.model_dump_json(indent=2) + "\n"
+        text = model_json(report)
         if report_out is not None:
             report_out.write(text)
         written = outputs.commit()
@@ -123,6 +124,9 @@ def load_bars(before: list[Any], after: list[Any], count: int, width: int = 24) 
 def render(report: Any, bars: int = 20) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from .render import cell, safe  # plan file and rack names: escaped, no markup
 
     console = Console(highlight=False, soft_wrap=True)
     snap = report.snapshot
@@ -134,11 +138,11 @@ def render(report: Any, bars: int = 20) -> None:
     table.add_column("metric")
     table.add_column("as it stands")
     for p in report.plans:
-        table.add_column(Path(p.plan).name)
+        table.add_column(cell(Path(p.plan).name))
     base = report.baseline
 
     def row(name: str, now: str, per_plan: list[str]) -> None:
-        table.add_row(name, now, *per_plan)
+        table.add_row(cell(name), now, *per_plan)
 
     plans = report.plans
     row("score", "-", [f"{p.score:.3f}" for p in plans])
@@ -169,17 +173,19 @@ def render(report: Any, bars: int = 20) -> None:
         changed = sum(
             a.replicas != b.replicas for b, a in zip(base.brokers, p.brokers, strict=True)
         )
-        name = Path(p.plan).name
+        name = safe(Path(p.plan).name)
         if not lines:
-            console.print(f"\n{name}: no broker's replica count changes")
+            console.print(Text(f"\n{name}: no broker's replica count changes"))
             continue
         console.print(
-            f"\n{name}: replicas per broker, as it stands -> after the plan "
-            f"({len(lines)} most changed of the {changed:,} that change, "
-            f"{len(p.brokers):,} brokers)"
+            Text(
+                f"\n{name}: replicas per broker, as it stands -> after the plan "
+                f"({len(lines)} most changed of the {changed:,} that change, "
+                f"{len(p.brokers):,} brokers)"
+            )
         )
         for line in lines:
-            console.print(line, markup=False)
+            console.print(cell(line))
 
 
 cluster_app = typer.Typer(
