@@ -1,8 +1,19 @@
 """A real Spark standalone cluster (one master, one worker) on 127.0.0.1, from the pip package.
 
 pyspark ships no start-master.sh/start-worker.sh, but its `sbin/spark-daemon.sh` starts the
-real daemons. Everything listens on 127.0.0.1; the REST submission port is off; pids and
-logs live in a private directory, so `stop` finds exactly what `start` started.
+real daemons. Only the user who started the cluster can use it or stop it:
+
+- everything listens on 127.0.0.1 (RPC and web UIs; the UIs cannot kill); the REST
+  submission port is off;
+- ``spark.authenticate`` is on, with a random secret in ``secret`` and ``spark.conf``
+  (mode 0600) in the state directory; the daemons read it with ``--properties-file``, a
+  driver through :func:`placement.score.session.cluster_secret`, executors from their worker;
+- the state directory (default ``$TMPDIR/mrc-plan-UID/cluster``) and its ``pids`` and
+  ``logs`` are private (0700, owned by the user, not symbolic links: refused otherwise),
+  and its files are opened without following links;
+- `stop` signals a process only when ``/proc`` shows it runs as this user, is a Spark
+  Master or Worker, and was started for this state directory (a pid file alone is not
+  trusted); it signals through a pidfd, so a recycled pid is never hit.
 """
 
 from __future__ import annotations
@@ -10,6 +21,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
+import select
 import signal
 import socket
 import subprocess
@@ -18,13 +31,21 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from placement.errors import MrcPlanError
+from placement.errors import UsageError
+from placement.score.session import (
+    LOOPBACK,
+    private_dir,
+    read_private,
+    runtime_dir,
+    write_private,
+)
 
 MASTER = "org.apache.spark.deploy.master.Master"
 WORKER = "org.apache.spark.deploy.worker.Worker"
+STATE_ENV = "MRC_PLAN_SPARK_STATE"  # in each daemon's environment: whose it is
 
 
-class ClusterError(MrcPlanError):
+class ClusterError(UsageError):
     """The local cluster did not start or stop as asked."""
 
 
@@ -33,6 +54,17 @@ class LocalCluster:
     master_url: str
     web_url: str
     state_dir: Path
+
+    @property
+    def secret_file(self) -> Path:
+        return self.state_dir / "secret"
+
+    def secret(self) -> str:
+        return read_private(self.secret_file).strip()
+
+
+def default_state_dir() -> Path:
+    return private_dir(runtime_dir() / "cluster")
 
 
 def _spark_home() -> Path:
@@ -43,37 +75,46 @@ def _spark_home() -> Path:
 
 def _free_port() -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((LOOPBACK, 0))
         port: int = s.getsockname()[1]
         return port
+
+
+def _state(state_dir: Path) -> Path:
+    """The state directory and its pids/ and logs/, checked private (created if missing)."""
+    state_dir = private_dir(state_dir.absolute()).resolve()
+    private_dir(state_dir / "pids")
+    private_dir(state_dir / "logs")
+    return state_dir
 
 
 def _env(state_dir: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         SPARK_HOME=str(_spark_home()),
-        SPARK_LOCAL_IP="127.0.0.1",
+        SPARK_LOCAL_IP=LOOPBACK,
         SPARK_PID_DIR=str(state_dir / "pids"),
         SPARK_LOG_DIR=str(state_dir / "logs"),
         SPARK_IDENT_STRING="mrc-plan",
-        SPARK_MASTER_OPTS="-Dspark.master.rest.enabled=false",
+        **{STATE_ENV: str(state_dir)},
     )
     env.pop("SPARK_NO_DAEMONIZE", None)  # set, the daemons would run in the foreground
     return env
 
 
-def _daemon(state_dir: Path, action: str, cls: str, *args: str) -> None:
+def _start_daemon(state_dir: Path, cls: str, *args: str) -> None:
     script = _spark_home() / "sbin" / "spark-daemon.sh"
     proc = subprocess.run(
-        ["bash", str(script), action, cls, "1", *args],
+        ["bash", str(script), "start", cls, "1", *args,
+         "--properties-file", str(state_dir / "spark.conf")],
         env=_env(state_dir),
         capture_output=True,
         text=True,
         check=False,
-    )
+    )  # fmt: skip
     if proc.returncode != 0:
         raise ClusterError(
-            f"spark-daemon.sh {action} {cls.rsplit('.', 1)[-1]} failed: "
+            f"spark-daemon.sh start {cls.rsplit('.', 1)[-1]} failed: "
             f"{(proc.stdout + proc.stderr).strip()[-500:]}",
             f"see the logs in {state_dir / 'logs'}",
         )
@@ -92,31 +133,39 @@ def start(
     state_dir: Path, *, cores: int = 1, memory: str = "1g", timeout: float = 90
 ) -> LocalCluster:
     """Start a master and one worker; return once the worker has registered."""
-    state_dir.mkdir(parents=True, exist_ok=True)
-    if (state_dir / "cluster.json").exists():
+    state_dir = _state(state_dir)
+    if os.path.lexists(state_dir / "cluster.json"):
         raise ClusterError(
             f"a local cluster is already recorded in {state_dir}",
             "stop it first (mrc-plan spark-local-cluster stop)",
         )
-    port, web = _free_port(), _free_port()
-    master_url, web_url = f"spark://127.0.0.1:{port}", f"http://127.0.0.1:{web}"
-    _daemon(
-        state_dir, "start", MASTER, "--host", "127.0.0.1", "--port", str(port),
-        "--webui-port", str(web),
-    )  # fmt: skip
-    cluster = LocalCluster(master_url, web_url, state_dir)
-    (state_dir / "cluster.json").write_text(
-        json.dumps({"master": master_url, "web": web_url}) + "\n"
+    secret = secrets.token_hex(32)
+    write_private(state_dir / "secret", secret + "\n")
+    write_private(
+        state_dir / "spark.conf",
+        "spark.authenticate true\n"
+        f"spark.authenticate.secret {secret}\n"
+        "spark.master.rest.enabled false\n"
+        "spark.ui.killEnabled false\n",
     )
-    _daemon(
-        state_dir, "start", WORKER, "--host", "127.0.0.1", "--cores", str(cores),
-        "--memory", memory, "--webui-port", str(_free_port()), master_url,
-    )  # fmt: skip
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if _alive_workers(web_url) >= 1:
-            return cluster
-        time.sleep(0.5)
+    port, web = _free_port(), _free_port()
+    master_url, web_url = f"spark://{LOOPBACK}:{port}", f"http://{LOOPBACK}:{web}"
+    _start_daemon(state_dir, MASTER, "--host", LOOPBACK, "--port", str(port),
+                  "--webui-port", str(web))  # fmt: skip
+    cluster = LocalCluster(master_url, web_url, state_dir)
+    write_private(state_dir / "cluster.json", json.dumps({"master": master_url, "web": web_url}))
+    try:
+        web_port = str(_free_port())
+        _start_daemon(state_dir, WORKER, "--host", LOOPBACK, "--cores", str(cores),
+                      "--memory", memory, "--webui-port", web_port, master_url)  # fmt: skip
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if _alive_workers(web_url) >= 1:
+                return cluster
+            time.sleep(0.5)
+    except BaseException:
+        stop(state_dir)
+        raise
     stop(state_dir)
     raise ClusterError(
         f"the worker did not register with {master_url} within {timeout:g} s",
@@ -124,22 +173,83 @@ def start(
     )
 
 
-def stop(state_dir: Path) -> None:
-    """Stop the worker and the master (by spark-daemon.sh, then by pid); forget the cluster."""
-    for cls in (WORKER, MASTER):
-        # not running, or the script failed: the pid files below still work
-        with contextlib.suppress(ClusterError):
-            _daemon(state_dir, "stop", cls)
-    for pid_file in (state_dir / "pids").glob("*.pid"):
-        with contextlib.suppress(ValueError, ProcessLookupError, PermissionError):
-            os.kill(int(pid_file.read_text().strip()), signal.SIGKILL)
+def stop(state_dir: Path, *, grace: float = 10) -> list[str]:
+    """Stop the worker and the master this state directory's pid files name, after checking
+    each process is one of them; forget the cluster. Returns notes on what was left alone."""
+    state_dir = _state(state_dir)
+    notes = []
+    pid_files = sorted(
+        (state_dir / "pids").glob("*.pid"), key=lambda p: MASTER in p.name
+    )  # the worker first
+    for pid_file in pid_files:
+        try:
+            text = read_private(pid_file).strip()
+        except UsageError as exc:
+            notes.append(f"{exc.message}: left alone")
+            continue
+        if not text.isdecimal():
+            notes.append(f"{pid_file}: not a pid ({text[:20]!r}): removed")
+        elif not _kill_ours(int(text), state_dir, grace):
+            notes.append(
+                f"{pid_file}: process {int(text)} is not a daemon of this cluster: "
+                "left alone, pid file removed"
+            )
         pid_file.unlink(missing_ok=True)
-    (state_dir / "cluster.json").unlink(missing_ok=True)
+    for name in ("cluster.json", "secret", "spark.conf"):
+        (state_dir / name).unlink(missing_ok=True)
+    return notes
+
+
+def _kill_ours(pid: int, state_dir: Path, grace: float) -> bool:
+    """SIGTERM (then SIGKILL after ``grace`` s) ``pid`` if it is our Master or Worker for
+    ``state_dir``; False if it is not (or is gone). Through a pidfd: the process checked is
+    the process signalled, even if the pid is recycled meanwhile."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        return False
+    try:
+        if not _is_ours(pid, state_dir):
+            return False
+        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(pidfd, sig)
+            if _exited(pidfd, wait):
+                break
+        return True
+    finally:
+        os.close(pidfd)
+
+
+def _exited(pidfd: int, timeout: float) -> bool:
+    """Wait up to ``timeout`` s for the process to end (a pidfd turns readable then)."""
+    poller = select.poll()
+    poller.register(pidfd, select.POLLIN)
+    return bool(poller.poll(int(timeout * 1000)))
+
+
+def _is_ours(pid: int, state_dir: Path) -> bool:
+    """``/proc/PID`` runs as us, is a Spark Master or Worker, and carries ``state_dir``."""
+    proc = Path(f"/proc/{pid}")
+    try:
+        if proc.stat().st_uid != os.getuid():
+            return False
+        argv = (proc / "cmdline").read_bytes().split(b"\0")
+        environ = (proc / "environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    daemon = MASTER.encode() in argv or WORKER.encode() in argv
+    return daemon and f"{STATE_ENV}={state_dir}".encode() in environ
 
 
 def recorded(state_dir: Path) -> LocalCluster | None:
     path = state_dir / "cluster.json"
-    if not path.exists():
+    if not os.path.lexists(path):
         return None
-    data = json.loads(path.read_text())
-    return LocalCluster(data["master"], data["web"], state_dir)
+    try:
+        data = json.loads(read_private(path))
+        return LocalCluster(str(data["master"]), str(data["web"]), state_dir)
+    except (ValueError, KeyError, TypeError):
+        raise UsageError(
+            f"{path}: not a cluster record", "stop the cluster (spark-local-cluster stop)"
+        ) from None

@@ -8,16 +8,33 @@ JVM options, when this process starts the JVM: the scoring stages compile to met
 larger than HotSpot's 8,000-byte JIT limit, which then run interpreted; lifting the limit
 and using the throughput collector took a 5M-partition score with a 500k-partition plan
 from 45 s to 34 s on local[2].
+
+Local means local, and only the user's:
+
+- with a local master (``local``, ``local[N]``, ``local[*]``) or a ``spark://`` master on
+  the loopback interface, the driver's RPC and block manager listen on 127.0.0.1 only;
+  a local master also turns on ``spark.authenticate`` (Spark makes a secret per run);
+- the secret of a cluster started by `spark-local-cluster` is read from the file named by
+  ``MRC_PLAN_SPARK_SECRET_FILE``, else from the default state directory when it records
+  the master asked for; it reaches the JVM through Py4J, never through a command line;
+- the JVM that this process starts runs in a process group of its own, and
+  :func:`stop_jvm` (called on Ctrl-C) ends that group: nothing is left behind, whether the
+  JVM was starting or running;
+- its stderr goes to ``spark.log`` in :func:`runtime_dir`, a private (0700) directory.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
-import sys
+import re
+import signal
+import stat
+import subprocess
 import tempfile
+import threading
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +53,19 @@ def resolve_master(master: str | None) -> str | None:
 
 
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods -XX:+UseParallelGC"
+LOOPBACK = "127.0.0.1"
+SECRET_FILE_ENV = "MRC_PLAN_SPARK_SECRET_FILE"
+_SPARK_URL = re.compile(r"spark://(?P<host>\[[^\]]*\]|[^:/\[]+):(?P<port>\d+)/?")
+
+
+def is_local(master: str) -> bool:
+    return master == "local" or master.startswith("local[")
+
+
+def on_loopback(master: str) -> bool:
+    """A ``spark://`` master on this host's loopback interface (one URL, not a list)."""
+    match = _SPARK_URL.fullmatch(master)
+    return match is not None and match["host"] in {LOOPBACK, "localhost", "[::1]"}
 
 
 def shuffle_partitions(rows: int, cores: int) -> int:
@@ -43,65 +73,261 @@ def shuffle_partitions(rows: int, cores: int) -> int:
     return max(cores, min(200, rows // 1_000_000 + 1))
 
 
+def debug() -> bool:
+    return os.environ.get("MRC_PLAN_DEBUG", "") not in ("", "0")
+
+
 def build_session(master: str | None = None, *, rows: int = 0, app: str = "mrc-plan") -> Any:
     warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder.appName(app)
     chosen = resolve_master(master)
+    options = {"spark.app.name": app}
     if chosen is not None:  # not under spark-submit, whose JVM is already up
-        builder = (
-            builder.master(chosen)
-            .config("spark.driver.extraJavaOptions", JVM_OPTIONS)
-            .config("spark.executor.extraJavaOptions", JVM_OPTIONS)
-        )
-    cores = os.cpu_count() or 2
-    builder = (
-        builder.config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", str(shuffle_partitions(rows, cores)))
-        .config("spark.sql.session.timeZone", "UTC")
-    )
-    from pyspark import SparkContext
-
+        options |= {
+            "spark.master": chosen,
+            "spark.driver.extraJavaOptions": JVM_OPTIONS,
+            "spark.executor.extraJavaOptions": JVM_OPTIONS,
+        }
+        if is_local(chosen) or on_loopback(chosen):
+            options |= {"spark.driver.host": LOOPBACK, "spark.driver.bindAddress": LOOPBACK}
+        if is_local(chosen):
+            options["spark.authenticate"] = "true"  # Spark makes the secret, for this run only
+    options |= {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": str(shuffle_partitions(rows, os.cpu_count() or 2)),
+        "spark.sql.session.timeZone": "UTC",
+    }
+    secret = cluster_secret(chosen) if chosen is not None else None
+    if not debug():
+        _quiet_py4j()
+    interrupt = signal.getsignal(signal.SIGINT) if _main_thread() else None
+    launching = SparkContext._gateway is None and chosen is not None
     try:
-        if SparkContext._gateway is not None or os.environ.get("MRC_PLAN_DEBUG") == "1":
-            session = builder.getOrCreate()  # the JVM is up already, or its chatter is wanted
-        else:
-            with jvm_stderr_to(jvm_log()):
-                session = builder.getOrCreate()
+        if launching and chosen is not None:
+            _launch_jvm(options, loopback=is_local(chosen) or on_loopback(chosen))
+        builder = SparkSession.builder
+        for key, value in options.items():
+            builder = builder.config(key, value)
+        if secret is not None:  # set through Py4J: on no command line
+            builder = builder.config("spark.authenticate", "true").config(
+                "spark.authenticate.secret", secret
+            )
+        session = builder.getOrCreate()
     except Exception as exc:
+        if launching:
+            stop_jvm()
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise UsageError(
             f"Spark did not start ({first})",
             f"check --master / SPARK_MASTER and that Java 17 or later is installed; the "
             f"JVM's own output is in {jvm_log()}",
         ) from exc
+    except BaseException:  # Ctrl-C while the JVM starts: it must not outlive us
+        stop_jvm()
+        raise
+    finally:
+        if interrupt is not None:
+            # SparkContext installs a SIGINT handler that calls into the JVM before raising
+            # KeyboardInterrupt; the JVM is stopped instead (stop_jvm), so keep ours
+            signal.signal(signal.SIGINT, interrupt)
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+# The JVM processes this process started (Popen objects of launch_gateway), newest last.
+_JVMS: list[subprocess.Popen[bytes]] = []
+
+
+def _launch_jvm(options: dict[str, str], *, loopback: bool) -> None:
+    """Start the JVM as pyspark would, but in a process group of its own (so that
+    :func:`stop_jvm` ends it and whatever it started), with its stderr in :func:`jvm_log`
+    and, for a loopback master, ``SPARK_LOCAL_IP`` set to 127.0.0.1."""
+    import pyspark.java_gateway
+    from pyspark import SparkConf, SparkContext
+
+    java_gateway: Any = pyspark.java_gateway  # its Popen is replaced for one call
+
+    conf = SparkConf(loadDefaults=False).setAll(list(options.items()))
+    log = None if debug() else open_private(jvm_log())
+    real_popen = java_gateway.Popen
+
+    def popen(*args: Any, **kwargs: Any) -> Any:
+        kwargs["start_new_session"] = True
+        if log is not None:
+            kwargs["stderr"] = log
+        if loopback:
+            kwargs["env"] = {**kwargs.get("env", os.environ), "SPARK_LOCAL_IP": LOOPBACK}
+        with _sigint_deferred():  # the child is recorded before a Ctrl-C can interrupt us
+            proc = real_popen(*args, **kwargs)
+            _JVMS.append(proc)
+        return proc
+
+    java_gateway.Popen = popen
+    try:
+        SparkContext._ensure_initialized(gateway=java_gateway.launch_gateway(conf))
+    finally:
+        java_gateway.Popen = real_popen
+        if log is not None:
+            os.close(log)
+
+
+@contextlib.contextmanager
+def _sigint_deferred() -> Any:
+    """Hold a SIGINT that arrives inside the block and raise it at the end."""
+    if not _main_thread():
+        yield
+        return
+    pending: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: pending.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pending:
+        raise KeyboardInterrupt
+
+
+def stop_jvm(grace: float = 5.0) -> None:
+    """End every JVM this process started, with its process group: SIGTERM (Spark's
+    shutdown hooks remove its temporary directories), then SIGKILL after ``grace`` seconds.
+    A second Ctrl-C meanwhile is ignored. Safe to call at any time, more than once."""
+    if not _JVMS:
+        return
+    _quiet_py4j()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+    try:
+        while _JVMS:
+            proc = _JVMS.pop()
+            if proc.returncode is not None:
+                continue  # reaped: its pid may belong to someone else by now
+            # not reaped: the pid, and the group it leads, are still ours
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(grace)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    from pyspark import SparkContext
+
+    SparkContext._gateway = None  # gone: a later build_session starts a new one
+    SparkContext._jvm = None
+    SparkContext._active_spark_context = None
+
+
+class _Py4JRootRecords(logging.Filter):
+    """py4j logs some failures (a KeyboardInterrupt inside a call, a dead JVM) with
+    ``logging.exception`` on the root logger: a traceback on the terminal."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return f"{os.sep}py4j{os.sep}" not in record.pathname
+
+
+def _quiet_py4j() -> None:
+    root = logging.getLogger()
+    if not any(isinstance(f, _Py4JRootRecords) for f in root.filters):
+        root.addFilter(_Py4JRootRecords())
+    logging.getLogger("py4j").propagate = False  # it has a NullHandler of its own
+
+
+def runtime_dir() -> Path:
+    """``$TMPDIR/mrc-plan-UID``: this user's private (0700) directory for the JVM log and
+    the default `spark-local-cluster` state."""
+    return private_dir(Path(tempfile.gettempdir()) / f"mrc-plan-{os.getuid()}")
+
+
+def private_dir(path: Path) -> Path:
+    """``path`` as a directory only this user can enter: created with mode 0700, or, if it
+    exists, accepted only when it is a real directory (not a symbolic link) owned by this
+    user that no one else can write to. A usage error (exit 2) otherwise, nothing touched."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot create the directory ({exc.strerror})") from None
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        raise UsageError(f"{path}: {exc.strerror}") from None
+    hint = "remove it, or choose another directory (it must be yours, mode 0700)"
+    if stat.S_ISLNK(st.st_mode):
+        raise UsageError(f"{path}: is a symbolic link, not a private directory", hint)
+    if not stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"{path}: exists and is not a directory", hint)
+    if st.st_uid != os.getuid():
+        raise UsageError(f"{path}: belongs to uid {st.st_uid}, not to you", hint)
+    if st.st_mode & 0o022:
+        raise UsageError(
+            f"{path}: others can write to it (mode {stat.S_IMODE(st.st_mode):04o})", hint
+        )
+    return path
+
+
+def open_private(path: Path, flags: int = os.O_WRONLY | os.O_CREAT | os.O_TRUNC) -> int:
+    """Open ``path`` without following a symbolic link (new files get mode 0600); refuse
+    (usage error) anything but a regular file of ours that only we can read and write."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot open ({exc.strerror})") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        os.close(fd)
+        raise UsageError(
+            f"{path}: not a private regular file of yours (mode 0600)",
+            "remove it; mrc-plan writes it again",
+        )
+    os.set_blocking(fd, True)
+    return fd
+
+
+def read_private(path: Path) -> str:
+    fd = open_private(path, os.O_RDONLY)
+    with open(fd, encoding="utf-8") as f:
+        return f.read()
+
+
+def write_private(path: Path, text: str) -> None:
+    fd = open_private(path)
+    with open(fd, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def jvm_log() -> Path:
     """Where the JVM's own stderr goes (overwritten by each run): its start-up warnings
     and log lines are not for the terminal; errors reach us as exceptions anyway."""
-    return Path(tempfile.gettempdir()) / f"mrc-plan-spark-{os.getuid()}.log"
+    return runtime_dir() / "spark.log"
 
 
-@contextmanager
-def jvm_stderr_to(path: Path) -> Iterator[None]:
-    """Launch the JVM with ``path`` as its stderr (it inherits file descriptor 2 when it
-    starts); this process keeps writing to the terminal through a duplicate of it."""
-    sys.stderr.flush()
-    terminal = os.dup(2)
-    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    saved = sys.stderr
-    try:
-        os.dup2(log, 2)
-        sys.stderr = open(terminal, "w", closefd=False)  # noqa: SIM115 - restored below
-        yield
-    finally:
-        sys.stderr.flush()
-        sys.stderr = saved
-        os.dup2(terminal, 2)
-        os.close(terminal)
-        os.close(log)
+def cluster_secret(master: str) -> str | None:
+    """The ``spark.authenticate`` secret for ``master``: the file ``MRC_PLAN_SPARK_SECRET_FILE``
+    names, else that of the cluster `spark-local-cluster start` recorded in its default
+    state directory if it is this master, else None (no authentication asked)."""
+    named = os.environ.get(SECRET_FILE_ENV)
+    if named:
+        secret = read_private(Path(named)).strip()
+        if not secret:
+            raise UsageError(f"{named}: the secret file is empty", f"set by {SECRET_FILE_ENV}")
+        return secret
+    if not on_loopback(master):
+        return None
+    from placement.score.localcluster import default_state_dir, recorded
+
+    state = default_state_dir()
+    cluster = recorded(state)
+    if cluster is None or cluster.master_url != master.rstrip("/"):
+        return None
+    return cluster.secret()
