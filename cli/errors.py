@@ -67,6 +67,14 @@ def report_failure(exc: MrcPlanError) -> None:
         sys.stderr.write(f"hint: {escape(exc.hint)}\n")
 
 
+def _stop_spark() -> None:
+    """Ctrl-C: end the JVM this process started, if it started one (only then is the
+    session module loaded), so that no process of ours outlives the command."""
+    session = sys.modules.get("placement.score.session")
+    if session is not None:
+        session.stop_jvm()
+
+
 def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
     """Run a command under the exit-code table; tracebacks only with MRC_PLAN_DEBUG=1."""
 
@@ -82,6 +90,7 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
             report_failure(exc)
             raise typer.Exit(exit_code_for(exc)) from None
         except KeyboardInterrupt:
+            _stop_spark()
             sys.stderr.write("interrupted\n")
             raise typer.Exit(130) from None
         except Exception as exc:

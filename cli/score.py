@@ -195,26 +195,42 @@ cluster_app = typer.Typer(
 )
 
 
-def _default_dir() -> Path:
-    import os
-    import tempfile
+def _state_dir(state_dir: Path | None) -> Path:
+    from placement.score.localcluster import default_state_dir
 
-    return Path(tempfile.gettempdir()) / f"mrc-plan-spark-{os.getuid()}"
+    return state_dir or default_state_dir()
 
 
 @cluster_app.command("start")
 @handle_errors
 def cluster_start(
-    state_dir: Annotated[Path | None, typer.Option("--dir", help="Where pids and logs go.")] = None,
+    state_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--dir",
+            help="Private directory (0700, yours) for the secret, pids and logs; default: "
+            "$TMPDIR/mrc-plan-UID/cluster.",
+        ),
+    ] = None,
     cores: Annotated[int, typer.Option(min=1, help="Worker cores.")] = 1,
     memory: Annotated[str, typer.Option(help="Worker memory, e.g. 2g.")] = "1g",
 ) -> None:
-    """Start the master and a worker; print the master URL for --master."""
-    from placement.score.localcluster import start
+    """Start the master and a worker; print the master URL for --master.
 
-    cluster = start(state_dir or _default_dir(), cores=cores, memory=memory)
+    Only you can use it: it listens on 127.0.0.1 and requires a secret (spark.authenticate)
+    kept in the state directory; `score`/`simulate --master URL` find it there for the default
+    directory, else set MRC_PLAN_SPARK_SECRET_FILE to DIR/secret."""
+    from placement.score.localcluster import default_state_dir, start
+
+    cluster = start(_state_dir(state_dir), cores=cores, memory=memory)
     sys.stdout.write(cluster.master_url + "\n")
-    sys.stderr.write(f"web UI: {cluster.web_url}; stop with: mrc-plan spark-local-cluster stop\n")
+    sys.stderr.write(f"web UI: {cluster.web_url}; stop with: mrc-plan spark-local-cluster stop")
+    if cluster.state_dir != default_state_dir().resolve():
+        sys.stderr.write(
+            f" --dir {cluster.state_dir}\nfor score/simulate --master: "
+            f"export MRC_PLAN_SPARK_SECRET_FILE={cluster.secret_file}"
+        )
+    sys.stderr.write("\n")
 
 
 @cluster_app.command("stop")
@@ -224,7 +240,9 @@ def cluster_stop(
         Path | None, typer.Option("--dir", help="The directory given to start.")
     ] = None,
 ) -> None:
-    """Stop the worker and the master started by `start`."""
+    """Stop the worker and the master started by `start` (and no other process)."""
+    from placement.diagnostics.escape import escape
     from placement.score.localcluster import stop
 
-    stop(state_dir or _default_dir())
+    for note in stop(_state_dir(state_dir)):
+        sys.stderr.write(f"note: {escape(note)}\n")
