@@ -112,6 +112,8 @@ def simulate(
     from placement.io.inventory import load_inventory
     from placement.simulate import parse_ids
 
+    from .render import cell, model_json, safe  # names and paths: escaped, no markup
+
     ids = parse_ids(fail_brokers) if fail_brokers is not None else None
     if (snapshot is None) == (current is None):
         raise UsageError("give the cluster as --snapshot DIR or as --current FILE --inventory INV")
@@ -166,19 +168,19 @@ def simulate(
     if unknown_rack is not None:  # an assumption the numbers rest on: said, not hidden
         err.print(unknown_rack, markup=False)
     if format is SimFormat.JSON:
-        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+        sys.stdout.write(model_json(report))
     else:
         render(report)
     if written is not None:
         for note in outputs.notes:
-            err.print(f"note: {note}", markup=False)
+            err.print(cell(f"note: {note}"))
         if written:
-            err.print(f"wrote {unclean_out}: {written:,} partition(s)", markup=False)
-            err.print(UNCLEAN_WARNING.format(path=unclean_out), markup=False)
+            err.print(cell(f"wrote {unclean_out}: {written:,} partition(s)"))
+            err.print(UNCLEAN_WARNING.format(path=safe(unclean_out)), markup=False, emoji=False)
         else:
             err.print("no partition needs an unclean election", markup=False)
             for o in outcomes:  # a file from an earlier run is removed, and this says so
-                err.print(o.message, markup=False)
+                err.print(cell(o.message))
     lost_quorum = report.quorum is not None and not report.quorum.kept
     failed = report.writes_fail > 0 or lost_quorum
     raise typer.Exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
@@ -209,14 +211,16 @@ def render(report: SimulateReport) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from .render import cell  # rack, topic and plan names: escaped, no markup
+
     # a pipe or a file gets whole rows, a terminal its own width
     console = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
     f = report.failure
     after = f", after {report.plan}" if report.plan else ""
     if f.rack is not None:
-        console.print(f'rack "{f.rack}" down: brokers {_ids(f.brokers)}{after}', markup=False)
+        console.print(cell(f'rack "{f.rack}" down: brokers {_ids(f.brokers)}{after}'))
     else:
-        console.print(f"brokers {_ids(f.brokers)} down{after}", markup=False)
+        console.print(cell(f"brokers {_ids(f.brokers)} down{after}"))
     t = report.totals
     table = Table(title=f"{t.partitions:,} partitions", title_justify="left")
     for col in ("available", "promoted", "under min ISR", "offline", "unclean", "lost"):
@@ -237,8 +241,8 @@ def render(report: SimulateReport) -> None:
         per.add_column("offline (unclean/lost)", justify="right")
         for x in hit[:SHOWN_TOPICS]:
             per.add_row(
-                x.topic,
-                x.policy,
+                cell(x.topic),
+                cell(x.policy),
                 str(x.min_isr),
                 f"{x.partitions:,}",
                 f"{x.promoted:,}",
@@ -256,7 +260,7 @@ def render(report: SimulateReport) -> None:
             "partition(s) (--unclean-out writes them all), e.g.:"
         )
         for u in report.unclean_sample[:10]:
-            console.print(f"  {u.topic}-{u.partition}: observers {_ids(u.observers)}", markup=False)
+            console.print(cell(f"  {u.topic}-{u.partition}: observers {_ids(u.observers)}"))
     q = report.quorum
     if q is not None:
         state = "kept" if q.kept else "LOST"
