@@ -97,7 +97,9 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
             if debug():
                 traceback.print_exc()
             else:
-                sys.stderr.write(f"{BUG_MESSAGE}\n({type(exc).__name__}: {exc})\n")
+                from placement.diagnostics.escape import escape  # on one line, like the rest
+
+                sys.stderr.write(f"{BUG_MESSAGE}\n({type(exc).__name__}: {escape(str(exc))})\n")
             raise typer.Exit(EXIT_BUG) from None
 
     return wrapper
