@@ -39,6 +39,7 @@ from placement.errors import UsageError
 TAG = "mrc-plan"
 PID_DIGITS = 10  # room kept in a temporary name for any pid
 PATH_MAX = 4096
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 Kind = Literal["file", "dir"]
 Action = Literal["wrote", "removed", "absent"]
@@ -134,9 +135,17 @@ def _reason(exc: OSError) -> str:
 class _Writer:
     """A staged file open for writing: a failed write names the file (and so the output)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, create: bool = False) -> None:
         self.path = path
-        self._fh = open(path, "wb")  # noqa: SIM115 -- closed by close()
+        flags = os.O_WRONLY | os.O_TRUNC | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        if create:
+            flags |= os.O_CREAT | os.O_EXCL
+        fd = os.open(path, flags, 0o666)
+        try:
+            self._fh = os.fdopen(fd, "wb")
+        except BaseException:
+            os.close(fd)
+            raise
 
     def write(self, data: bytes, /) -> int:
         try:
@@ -219,7 +228,7 @@ class Output:
             if Path(name).name != name or name in (".", ".."):
                 raise ValueError(f"not a plain file name: {name!r}")
             try:
-                writer = _Writer(tmp / name)
+                writer = _Writer(tmp / name, create=True)
                 try:
                     writer.write(data.encode("utf-8") if isinstance(data, str) else data)
                 finally:
@@ -508,7 +517,7 @@ class Outputs:
                 if out.kind == "dir":
                     os.mkdir(tmp, 0o777)
                 else:
-                    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
                     os.close(os.open(tmp, flags | getattr(os, "O_CLOEXEC", 0), 0o666))
                 break
             except FileExistsError:
