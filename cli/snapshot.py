@@ -42,20 +42,23 @@ def synth(
 ) -> None:
     """Generate a realistic synthetic cluster snapshot."""
     from placement.errors import UsageError
+    from placement.io.limits import POLICY_BYTES
     from placement.io.outputs import Outputs
     from placement.io.snapshot import add_snapshot_output, write_snapshot_files
+    from placement.io.textfile import read_text
     from placement.io.topics import InvalidPoliciesError
     from placement.rules.base import CheckContext
-    from placement.synth import SynthSpec
+    from placement.synth import SynthSpec, check_spec
     from placement.synth import synth as run_synth
     from placement.validate import check_policy_text
 
+    check_spec(SynthSpec(brokers, racks, topics, partitions_per_topic))  # caps, before any work
     outputs = Outputs.of(("--policy", p) for p in policy or [])
     snap_out = add_snapshot_output(outputs, "--out", out)
     with outputs:  # the checks and the temporary directory, before the work
         policies = []
         for path in policy or []:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path, "the policy", POLICY_BYTES)
             checked = check_policy_text(text, str(path), CheckContext())
             if checked.policy is None:
                 raise InvalidPoliciesError(str(path), checked.diagnostics)

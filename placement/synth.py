@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from placement.io.limits import BROKERS, PARTITIONS_PER_TOPIC, PARTITIONS_TOTAL, TOPICS, check_count
 from placement.io.snapshot import Snapshot
 from placement.model.policy import PlacementPolicy
 
@@ -103,7 +104,20 @@ def policy_json(policy: PlacementPolicy) -> str:
     )
 
 
+def check_spec(spec: SynthSpec) -> None:
+    """Refuse sizes above the documented caps before anything is allocated (a usage error)."""
+    check_count(BROKERS, spec.brokers, "--brokers")
+    check_count(TOPICS, spec.topics, "--topics")
+    check_count(PARTITIONS_PER_TOPIC, spec.partitions_per_topic, "--partitions-per-topic")
+    check_count(
+        PARTITIONS_TOTAL,
+        spec.topics * spec.partitions_per_topic,
+        "--topics x --partitions-per-topic",
+    )
+
+
 def synth(spec: SynthSpec) -> SynthResult:
+    check_spec(spec)
     if spec.brokers < spec.racks or spec.racks < 1:
         raise ValueError("need at least one broker per rack")
     rng = np.random.default_rng(spec.seed)

@@ -107,9 +107,16 @@ def conform(table: pa.Table, name: str, source: str) -> pa.Table:
 
 
 def table_path(root: Path, name: str) -> Path:
-    """The file or directory holding table ``name`` under ``root``."""
+    """The file or directory holding table ``name`` under ``root``.
+
+    Every Parquet file of the table is opened on the driver (its footer and schema, not
+    its data) so that a corrupt or foreign file fails here, naming the file, before Spark
+    or pyarrow reads it.
+    """
     for candidate in (root / f"{name}.parquet", root / name, root / f"{name}.jsonl"):
         if candidate.exists():
+            if candidate.suffix != ".jsonl":
+                verify_parquet_files(candidate, name)
             return candidate
     raise InputError(
         str(root),
@@ -118,13 +125,157 @@ def table_path(root: Path, name: str) -> Path:
     )
 
 
+def _reason(exc: BaseException) -> str:
+    """An exception's first line, short: it may quote bytes of a corrupt file."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    text = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def parquet_files(path: Path) -> list[Path]:
+    """The Parquet files of a table: ``path`` itself, or the part files under it (as Spark
+    and pyarrow see them: hidden and `_`-prefixed files such as `_SUCCESS` skipped)."""
+    if path.is_file():
+        return [path]
+    return sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file()
+        and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts)
+    )
+
+
+def verify_parquet_files(path: Path, name: str) -> None:
+    """Open every Parquet file of table ``name``: exit 2 naming the first unreadable one."""
+    files = parquet_files(path)
+    if not files:
+        raise InputError(str(path), f"the {name} table holds no Parquet file")
+    for f in files:
+        try:
+            pq.ParquetFile(f).schema_arrow  # noqa: B018 - reads and checks the footer
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(
+                str(f),
+                f"not a readable Parquet file ({name} table): {_reason(exc)}",
+                "the file is truncated or corrupt: write the snapshot again",
+            ) from None
+
+
 def read_table(root: Path, name: str) -> pa.Table:
     path = table_path(root, name)
     try:
         table = pajson.read_json(path) if path.suffix == ".jsonl" else pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(str(path), f"cannot read the {name} table: {exc}") from None
-    return conform(table, name, str(path))
+    except (pa.ArrowException, OSError) as exc:
+        # name the file: a table may be a directory of part files
+        for f in [] if path.suffix == ".jsonl" else parquet_files(path):
+            try:
+                pq.read_table(f)
+            except (pa.ArrowException, OSError) as part_exc:
+                raise InputError(
+                    str(f),
+                    f"cannot read the {name} table: {_reason(part_exc)}",
+                    "the file is truncated or corrupt: write the snapshot again",
+                ) from None
+        raise InputError(str(path), f"cannot read the {name} table: {_reason(exc)}") from None
+    table = conform(table, name, str(path))
+    check_rows(table, name, str(path))
+    return table
+
+
+def _first_row(mask: pa.ChunkedArray | pa.Array) -> int:
+    """The 1-based row number of the first true value of ``mask``."""
+    import pyarrow.compute as pc
+
+    return int(pc.index(mask, True).as_py()) + 1
+
+
+def _all_distinct(table: pa.Table, keys: list[str]) -> bool:
+    """Whether no two rows share ``keys`` (fast path: one int64 key per row)."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    codes = []
+    for k in keys:
+        col = table.column(k)
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            col = pc.dictionary_encode(col).combine_chunks().indices
+        codes.append(np.asarray(pc.cast(col, pa.int64()).to_numpy(zero_copy_only=False)))
+    key = codes[0].copy()
+    for c in codes[1:]:
+        key = key * (2**31) + c
+    key.sort()
+    return bool((key[1:] != key[:-1]).all())
+
+
+def check_rows(table: pa.Table, name: str, source: str) -> None:
+    """Kafka's rules on a snapshot table's values; each refusal names the first bad row.
+
+    Ids and partitions are non-negative (int32 is enforced by the schema); replica,
+    observer and ISR lists hold no nulls; a topic name is legal; no partition, broker or
+    topic appears twice.
+    """
+    import pyarrow.compute as pc
+
+    from placement.model.kafka import TOPIC_NAME_HINT, topic_name_error
+
+    def fail(message: str, row: int | None = None, hint: str = "") -> InputError:
+        where = f" (row {row:,})" if row is not None else ""
+        return InputError(source, f"{name}: {message}{where}", hint)
+
+    if table.num_rows == 0:
+        return
+    for column in ("broker_id", "partition", "leader", "capacity_bytes", "size_bytes", "min_isr"):
+        if column in table.column_names:
+            col = table.column(column)
+            low = 1 if column == "min_isr" else 0
+            bad = pc.less(col, low)
+            if pc.any(bad).as_py():
+                row = _first_row(pc.fill_null(bad, False))
+                value = col[row - 1].as_py()
+                raise fail(f"{column} is {value}; it must be at least {low}", row)
+    for column in ("replicas", "observers", "isr"):
+        if column not in table.column_names:
+            continue
+        col = table.column(column)
+        flat = pc.list_flatten(col)
+        if flat.null_count:
+            parents = pc.list_parent_indices(col)
+            row = int(pc.filter(parents, pc.is_null(flat)).to_pylist()[0]) + 1
+            raise fail(f"a {column} list holds a null broker id", row)
+        if len(flat) and pc.min(flat).as_py() < 0:
+            parents = pc.list_parent_indices(col)
+            row = int(pc.filter(parents, pc.less(flat, 0)).to_pylist()[0]) + 1
+            raise fail(f"a {column} list holds a negative broker id", row)
+        if column == "replicas":
+            empty = pc.equal(pc.list_value_length(col), 0)
+            if pc.any(empty).as_py():
+                raise fail("a partition has an empty replicas list", _first_row(empty))
+    if "topic" in table.column_names:
+        for topic in pc.unique(table.column("topic")).to_pylist():
+            problem = topic_name_error(topic)
+            if problem is not None:
+                row = _first_row(pc.equal(table.column("topic"), topic))
+                raise fail(problem, row, TOPIC_NAME_HINT)
+    keys = {"brokers": ["broker_id"], "topics": ["topic"], "partitions": ["topic", "partition"]}[
+        name
+    ]
+    if _all_distinct(table, keys):
+        return
+    counts = table.select(keys).group_by(keys).aggregate([([], "count_all")])
+    dup = counts.filter(pc.greater(counts.column("count_all"), 1))
+    if dup.num_rows:
+        first = {k: dup.column(k)[0].as_py() for k in keys}
+        mask = pc.equal(table.column(keys[0]), first[keys[0]])
+        for k in keys[1:]:
+            mask = pc.and_(mask, pc.equal(table.column(k), first[k]))
+        rows = [i + 1 for i, hit in enumerate(mask.to_pylist()) if hit][:2]
+        shown = ", ".join(f"{k} {v!r}" for k, v in first.items())
+        raise fail(
+            f"{shown} appears {dup.column('count_all')[0].as_py()} times "
+            f"(rows {rows[0]:,} and {rows[1]:,})",
+            None,
+            "a snapshot holds each broker, topic and partition once",
+        )
 
 
 def read_snapshot(root: str | Path) -> Snapshot:
