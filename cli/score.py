@@ -222,13 +222,15 @@ def cluster_start(
     directory, else set MRC_PLAN_SPARK_SECRET_FILE to DIR/secret."""
     from placement.score.localcluster import default_state_dir, start
 
+    from .render import safe  # the paths: escaped
+
     cluster = start(_state_dir(state_dir), cores=cores, memory=memory)
     sys.stdout.write(cluster.master_url + "\n")
     sys.stderr.write(f"web UI: {cluster.web_url}; stop with: mrc-plan spark-local-cluster stop")
     if cluster.state_dir != default_state_dir().resolve():
         sys.stderr.write(
-            f" --dir {cluster.state_dir}\nfor score/simulate --master: "
-            f"export MRC_PLAN_SPARK_SECRET_FILE={cluster.secret_file}"
+            f" --dir {safe(cluster.state_dir)}\nfor score/simulate --master: "
+            f"export MRC_PLAN_SPARK_SECRET_FILE={safe(cluster.secret_file)}"
         )
     sys.stderr.write("\n")
 

@@ -166,7 +166,7 @@ def simulate(
             outcomes = _commit(outputs, unclean_file, written)
     unknown_rack = report.unknown_rack_note()
     if unknown_rack is not None:  # an assumption the numbers rest on: said, not hidden
-        err.print(unknown_rack, markup=False)
+        err.print(cell(unknown_rack))
     if format is SimFormat.JSON:
         sys.stdout.write(model_json(report))
     else:
