@@ -169,7 +169,11 @@ def _leader(raw: str, path: str, line: int, column: int | None) -> int | None:
     leader = parse_ascii_int(raw)
     if leader is None:
         raise InputError(
-            path, int_problem(raw, "Leader"), 'expected a broker id or "none"', line=line
+            path,
+            int_problem(raw, "Leader"),
+            'expected a broker id or "none"',
+            line=line,
+            column=column,
         )
     return leader
 
@@ -303,6 +307,7 @@ def _check_replication_factors(
             "or a past reassignment changed them; describe the topic again, or make the "
             "counts equal first",
             line=p.line,
+            column=1,
         )
 
 

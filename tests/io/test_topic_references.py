@@ -101,18 +101,15 @@ def test_device_or_fifo_is_not_read(cli: Cli, repo: Path) -> None:
 
 
 def test_root_option_widens_where_references_may_point(cli: Cli, repo: Path) -> None:
+    (repo / "policies").mkdir()
+    (repo / "policies" / "orders.json").write_text(json.dumps(POLICY))
+    (spec,) = read_topics(_topics(repo, "policies/../policies/orders.json"))  # inside: read
+    assert spec.policy.per_rack() == {"us-west": (2, 0)}
     topics = _topics(repo, "../outside/policy.json")
     result = cli(["assign", "--inventory", INV, "--topics", topics, "--root", repo.parent])
     assert result.exit_code == 0, result.output
     # and still confines: the parent of the root is out of bounds
     _refused(cli, topics, "leads outside", extra=("--root", str(repo / "sub")))
-
-
-def test_reference_inside_the_directory_is_read(repo: Path) -> None:
-    (repo / "policies").mkdir()
-    (repo / "policies" / "orders.json").write_text(json.dumps(POLICY))
-    (spec,) = read_topics(_topics(repo, "policies/../policies/orders.json"))
-    assert spec.policy.per_rack() == {"us-west": (2, 0)}
 
 
 def test_reader_error_names_the_topics_file_line(repo: Path) -> None:
