@@ -143,8 +143,8 @@ def test_validate_every_format(cli: Cli, inputs: Path, fmt: str) -> None:
         assert sum(line.startswith("::") for line in out.splitlines()) >= 2
 
 
-def test_validate_report_to_a_file(cli: Cli, inputs: Path, tmp_path: Path) -> None:
-    out = tmp_path / "report.xml"
+def test_validate_report_to_a_file(cli: Cli, inputs: Path) -> None:
+    out = inputs / f"{NAME}.xml"
     result = cli(
         [
             "validate",
@@ -158,7 +158,8 @@ def test_validate_report_to_a_file(cli: Cli, inputs: Path, tmp_path: Path) -> No
         ]
     )
     assert result.exit_code == 1
-    check(result)
+    _, err = check(result)
+    assert "wrote " in err and "\\n::error::file\\x1b[31m\\xff.xml" in err
     ET.fromstring(out.read_bytes())
 
 
