@@ -51,6 +51,7 @@ class Failure:
     index: int
     args: list[str] = field(default_factory=list)
     saved: str = ""
+    inputs: str = ""  # the directory the input files were written to
 
     @property
     def signature(self) -> tuple[str, str, str]:
@@ -228,6 +229,7 @@ def run_input(
             failure.exc_type = "Exit101" if "exit 101" in str(exc) else "Traceback"
             failure.where = ""
         failure.args = args
+        failure.inputs = str(inp)
         return "failure", failure, args
     return outcome, None, args
 
@@ -334,7 +336,16 @@ def prepare_out(out: Path) -> None:
     (out / MARKER).write_text("written by `python -m fuzz`; emptied at each run\n")
 
 
-def save(failure: Failure, out: Path, seed: int) -> Path:
+def _portable(arg: str, inputs: str, saved: Path, fixtures: Path | None) -> str:
+    """A CLI argument with the run's temporary paths replaced by the saved input's."""
+    if inputs and arg.startswith(inputs):
+        arg = str(saved) + arg[len(inputs) :]
+    if fixtures is not None and arg.startswith(str(fixtures)):
+        arg = "<fixtures>" + arg[len(str(fixtures)) :]
+    return arg
+
+
+def save(failure: Failure, out: Path, seed: int, fixtures: Path | None = None) -> Path:
     digest = hashlib.sha256("|".join(failure.signature).encode()).hexdigest()[:8]
     target = out / _slug(failure.reader) / f"{failure.exc_type}-{digest}"
     if target.exists():
@@ -344,6 +355,7 @@ def save(failure: Failure, out: Path, seed: int) -> Path:
         p = target / "input" / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(data)
+    args = [_portable(a, failure.inputs, target / "input", fixtures) for a in failure.args]
     meta = {
         "reader": failure.reader,
         "level": failure.level,
@@ -352,7 +364,9 @@ def save(failure: Failure, out: Path, seed: int) -> Path:
         "where": failure.where,
         "seed": seed,
         "index": failure.index,
-        "cli_args": failure.args,
+        "cli_args": args,
+        "fixtures": "<fixtures>: fuzz.targets.write_fixtures (copies of examples/, a snapshot "
+        "and plans made from examples/describe.txt)",
         "replay": f".venv/bin/python -m fuzz --replay {target}",
     }
     (target / "failure.json").write_text(json.dumps(meta, indent=2, ensure_ascii=True) + "\n")
@@ -492,9 +506,10 @@ def _record_first(
         _, again, _ = run_input(reader, small, ctx, work / "m", failure.index, rng, timeout)
         if again is not None and again.signature == failure.signature:
             failure.files = small
-            failure.message, failure.trace, failure.args = again.message, again.trace, again.args
+            failure.message, failure.trace = again.message, again.trace
+            failure.args, failure.inputs = again.args, again.inputs
     if out is not None:
-        save(failure, out, seed)
+        save(failure, out, seed, ctx.fixtures)
 
 
 def replay(directory: Path, readers: Sequence[Reader], ctx: Context) -> int:

@@ -355,6 +355,13 @@ def _read_reassignment(p: Path, c: Context) -> object:
     return read_reassignment(p)
 
 
+def _read_plan_file(p: Path, c: Context) -> object:
+    """The strict plan reader of score and simulate, when there is one."""
+    import placement.io.reassignment as reassignment
+
+    return reassignment.read_plan_file(p)
+
+
 def _plan_show(p: Path, c: Context) -> object:
     show = importlib.import_module("mrc_plan_cli.plan").show
     return _unwrapped(show)(p)
@@ -605,6 +612,11 @@ def build(ctx: Context) -> list[Reader]:
         ),
         Reader("read_reassignment", reassignment, "plan.json", _read_reassignment),
         Reader("read_current reassignment", reassignment, "plan.json", _read_current),
+        *(
+            [Reader("read_plan_file", reassignment, "plan.json", _read_plan_file)]
+            if _has("placement.io.reassignment", "read_plan_file")
+            else []
+        ),
         Reader("simulate_files --plan", plan, "plan.json", _simulate_plan),
         Reader("plan show FILE", reassignment, "plan.json", _plan_show),
         Reader("score --plan (pre-Spark)", plan, "plan.json", _score_plan, spark=True),
@@ -711,6 +723,10 @@ def build(ctx: Context) -> list[Reader]:
         ),
         Reader("cli plan show DIR", summary, ".", cli=lambda p, c, r: ["plan", "show", str(p)]),
     ]
+
+
+def _has(module: str, name: str) -> bool:
+    return hasattr(importlib.import_module(module), name)
 
 
 def _structured(rng: random.Random, data: bytes, others: Sequence[bytes]) -> bytes:
