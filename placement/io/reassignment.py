@@ -179,8 +179,9 @@ def _json_region(text: str, path: str) -> tuple[int, int]:
     if start < 0:
         raise InputError(path, "no JSON follows 'Current partition replica assignment'")
     nxt = PROPOSED_BLOCK.search(text, start)
-    end = text.rfind("}", start, nxt.start() if nxt else len(text)) + 1
-    return start, end
+    stop = nxt.start() if nxt else len(text)
+    close = text.rfind("}", start, stop)
+    return start, (close + 1 if close >= 0 else stop)  # unclosed: the parser says where
 
 
 # tokens that matter to find an entry: strings (skipped whole) and brackets
