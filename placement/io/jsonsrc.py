@@ -371,7 +371,8 @@ class _Parser:
                         SyntaxKind.TOO_DEEP,
                         f"nesting deeper than {self.max_depth} levels",
                         pos,
-                        "a placement policy is three levels deep; this is not one",
+                        "placement policies, topics files and inventories are a few levels deep; "
+                        "this file is corrupt or not the expected input",
                     )
                 frame = _Frame(ch == "{", ptr, pos)
                 stack.append(frame)
