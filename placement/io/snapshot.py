@@ -207,19 +207,22 @@ def _all_distinct(table: pa.Table, keys: list[str]) -> bool:
     return bool((key[1:] != key[:-1]).all())
 
 
-def check_rows(table: pa.Table, name: str, source: str) -> None:
+def check_rows(
+    table: pa.Table, name: str, source: str, *, row_offset: int = 0, unique: bool = True
+) -> None:
     """Kafka's rules on a snapshot table's values; each refusal names the first bad row.
 
     Ids and partitions are non-negative (int32 is enforced by the schema); replica,
     observer and ISR lists hold no nulls; a topic name is legal; no partition, broker or
-    topic appears twice.
+    topic appears twice (unless ``unique`` is off: the caller checks across batches).
+    Row numbers count from ``row_offset`` + 1.
     """
     import pyarrow.compute as pc
 
     from placement.model.kafka import TOPIC_NAME_HINT, topic_name_error
 
     def fail(message: str, row: int | None = None, hint: str = "") -> InputError:
-        where = f" (row {row:,})" if row is not None else ""
+        where = f" (row {row + row_offset:,})" if row is not None else ""
         return InputError(source, f"{name}: {message}{where}", hint)
 
     if table.num_rows == 0:
@@ -236,7 +239,7 @@ def check_rows(table: pa.Table, name: str, source: str) -> None:
     for column in ("replicas", "observers", "isr"):
         if column not in table.column_names:
             continue
-        col = table.column(column)
+        col = table.column(column).combine_chunks()
         flat = pc.list_flatten(col)
         if flat.null_count:
             parents = pc.list_parent_indices(col)
@@ -259,7 +262,7 @@ def check_rows(table: pa.Table, name: str, source: str) -> None:
     keys = {"brokers": ["broker_id"], "topics": ["topic"], "partitions": ["topic", "partition"]}[
         name
     ]
-    if _all_distinct(table, keys):
+    if not unique or _all_distinct(table, keys):
         return
     counts = table.select(keys).group_by(keys).aggregate([([], "count_all")])
     dup = counts.filter(pc.greater(counts.column("count_all"), 1))
@@ -275,6 +278,61 @@ def check_rows(table: pa.Table, name: str, source: str) -> None:
             f"(rows {rows[0]:,} and {rows[1]:,})",
             None,
             "a snapshot holds each broker, topic and partition once",
+        )
+
+
+PARTITION_BATCH_ROWS = 1_000_000
+
+
+def verify_partitions(root: str | Path) -> None:
+    """`check_rows` on the partitions table without loading it: each Parquet file is
+    streamed in batches on the driver (for the Spark path, which otherwise reads the
+    files straight into executors). Errors name the file and the row within it."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    path = table_path(Path(root), "partitions")
+    if path.suffix == ".jsonl":
+        read_table(Path(root), "partitions")
+        return
+    codes: dict[str, int] = {}
+    keys: list[np.ndarray] = []
+    wanted = [f.name for f in PARTITIONS]
+    for f in parquet_files(path):
+        offset = 0
+        try:
+            pf = pq.ParquetFile(f)
+            columns = [c for c in wanted if c in pf.schema_arrow.names]
+            for batch in pf.iter_batches(batch_size=PARTITION_BATCH_ROWS, columns=columns):
+                table = conform(pa.Table.from_batches([batch]), "partitions", str(f))
+                check_rows(table, "partitions", str(f), row_offset=offset, unique=False)
+                topics = pc.dictionary_encode(table.column("topic")).combine_chunks()
+                local = np.array(
+                    [codes.setdefault(t, len(codes)) for t in topics.dictionary.to_pylist()],
+                    dtype=np.int64,
+                )
+                idx = np.asarray(topics.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+                part = table.column("partition").to_numpy().astype(np.int64)
+                keys.append(local[idx] * 2**31 + part)
+                offset += table.num_rows
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(
+                str(f),
+                f"cannot read the partitions table: {_reason(exc)}",
+                "the file is truncated or corrupt: write the snapshot again",
+            ) from None
+    if not keys:
+        return
+    key = np.concatenate(keys)
+    key.sort()
+    same = np.flatnonzero(key[1:] == key[:-1])
+    if same.size:
+        k = int(key[same[0]])
+        topic = next(t for t, c in codes.items() if c == k >> 31)
+        raise InputError(
+            str(path),
+            f"partitions: topic {topic!r}, partition {k & (2**31 - 1)} appears more than once",
+            "a snapshot holds each partition once",
         )
 
 

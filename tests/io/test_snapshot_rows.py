@@ -115,3 +115,28 @@ def test_duplicate_brokers_and_topics_are_refused(tmp_path: Path) -> None:
     _jsonl(tmp_path / "brokers.jsonl", [{"broker_id": 1, "rack": "a"}] * 2)
     with pytest.raises(InputError, match="broker_id 1 appears 2 times"):
         read_snapshot(tmp_path)
+
+
+def test_spark_path_scan_names_file_and_row_and_finds_duplicates_across_files(
+    parquet_snapshot: Path, tmp_path: Path
+) -> None:
+    """`verify_partitions` streams the Parquet files on the driver (for the Spark path)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from placement.io.snapshot import verify_partitions
+
+    snap = tmp_path / "snap"
+    shutil.copytree(parquet_snapshot, snap)
+    part = _part_file(snap)
+    table = pq.read_table(part)
+    pq.write_table(table, part.with_name("part-00001.parquet"))  # every row twice
+    with pytest.raises(InputError, match="partition 0 appears more than once"):
+        verify_partitions(snap)
+    part.with_name("part-00001.parquet").unlink()
+    replicas = table.column("replicas").to_pylist()
+    replicas[5] = [1, None]
+    pq.write_table(table.set_column(2, "replicas", pa.array(replicas, pa.list_(pa.int32()))), part)
+    with pytest.raises(InputError, match=r"null broker id \(row 6\)") as err:
+        verify_partitions(snap)
+    assert err.value.path == str(part)
