@@ -91,8 +91,9 @@ def validate(
     ibp: Annotated[
         str | None,
         typer.Option(
-            help="The cluster's inter.broker.protocol.version (below 3.3, a rack may not hold both "
-            "replicas and observers). Default: newest behaviour."
+            help="The cluster's inter.broker.protocol.version, e.g. 3.2 or 3.3-IV3 (below 3.3, a "
+            "rack may not hold both replicas and observers); a Confluent Platform version such "
+            "as 7.2 is refused with the Kafka version it ships. Default: newest behaviour."
         ),
     ] = None,
     fmt: Annotated[
