@@ -183,7 +183,7 @@ def stop(state_dir: Path, *, grace: float = 10) -> list[str]:
     )  # the worker first
     for pid_file in pid_files:
         try:
-            text = read_private(pid_file).strip()
+            text = read_private(pid_file, secret=False).strip()  # spark-daemon.sh: 0644
         except UsageError as exc:
             notes.append(f"{exc.message}: left alone")
             continue

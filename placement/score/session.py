@@ -276,26 +276,30 @@ def private_dir(path: Path) -> Path:
     return path
 
 
-def open_private(path: Path, flags: int = os.O_WRONLY | os.O_CREAT | os.O_TRUNC) -> int:
+def open_private(
+    path: Path, flags: int = os.O_WRONLY | os.O_CREAT | os.O_TRUNC, *, secret: bool = True
+) -> int:
     """Open ``path`` without following a symbolic link (new files get mode 0600); refuse
-    (usage error) anything but a regular file of ours that only we can read and write."""
+    (usage error) anything but a regular file of ours that only we can write to and, if
+    ``secret``, only we can read."""
     try:
         fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
     except OSError as exc:
         raise UsageError(f"{path}: cannot open ({exc.strerror})") from None
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+    others = 0o077 if secret else 0o022
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & others:
         os.close(fd)
         raise UsageError(
-            f"{path}: not a private regular file of yours (mode 0600)",
+            f"{path}: not a private regular file of yours (mode {'0600' if secret else '0644'})",
             "remove it; mrc-plan writes it again",
         )
     os.set_blocking(fd, True)
     return fd
 
 
-def read_private(path: Path) -> str:
-    fd = open_private(path, os.O_RDONLY)
+def read_private(path: Path, *, secret: bool = True) -> str:
+    fd = open_private(path, os.O_RDONLY, secret=secret)
     with open(fd, encoding="utf-8") as f:
         return f.read()
 

@@ -1,9 +1,16 @@
-"""A real standalone cluster: `score --master spark://...` gives the local-mode report."""
+"""A real standalone cluster: `score --master spark://...` gives the local-mode report, and
+only its owner can use it or have it stop something."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import socket
+import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,10 +20,55 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 MRC_PLAN = str(Path(sys.executable).parent / "mrc-plan")
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [MRC_PLAN, *args], capture_output=True, text=True, check=False, timeout=600
+        [MRC_PLAN, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+        env=None if env is None else {**os.environ, **env},
     )
+
+
+def listening_addresses(pid: int) -> set[str]:
+    """The local addresses ``pid`` listens on (TCP, IPv4 and IPv6), from /proc."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    found = set()
+    for table in ("tcp", "tcp6"):
+        for line in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:  # LISTEN
+                found.add(fields[1].rsplit(":", 1)[0])
+    return found
+
+
+def is_loopback(hex_address: str) -> bool:
+    """127.0.0.0/8, ::1 or ::ffff:127.x in /proc/net/tcp{,6} notation."""
+    if len(hex_address) == 8:
+        return hex_address.endswith("7F")  # little-endian: the first octet comes last
+    return hex_address in {
+        "00000000000000000000000001000000",
+        "0000000000000000FFFF00000100007F",
+    } or (hex_address.startswith("0000000000000000FFFF0000") and hex_address.endswith("7F"))
+
+
+def daemon_pids(state: Path) -> list[int]:
+    return [int(p.read_text()) for p in (state / "pids").glob("*.pid")]
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def test_cluster_mode_report_equals_local_mode(tmp_path: Path) -> None:
@@ -28,16 +80,132 @@ def test_cluster_mode_report_equals_local_mode(tmp_path: Path) -> None:
     local = run("score", "--snapshot", str(snap), "--plan", str(plan), "--master", "local[2]",
                 "--format", "json")  # fmt: skip
     assert local.returncode == 0, local.stderr
+    pids: list[int] = []
     try:
         started = run("spark-local-cluster", "start", "--dir", str(state))
         assert started.returncode == 0, started.stderr
         master = started.stdout.strip()
         assert master.startswith("spark://127.0.0.1:")
+        # the state: private directory, secret only the owner can read
+        assert stat.S_IMODE(state.stat().st_mode) == 0o700
+        assert stat.S_IMODE((state / "secret").stat().st_mode) == 0o600
+        secret = (state / "secret").read_text().strip()
+        assert len(secret) >= 32
+        # every daemon listens on loopback only, and no command line shows the secret
+        pids = daemon_pids(state)
+        assert len(pids) == 2
+        for pid in pids:
+            addresses = listening_addresses(pid)
+            assert addresses and all(is_loopback(a) for a in addresses), addresses
+            assert secret.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()
+        # without the secret the cluster refuses the application
+        port = int(master.rsplit(":", 1)[1])
+        assert not _registers_without_secret(port)
         remote = run("score", "--snapshot", str(snap), "--plan", str(plan), "--master", master,
-                     "--format", "json")  # fmt: skip
+                     "--format", "json",
+                     env={"MRC_PLAN_SPARK_SECRET_FILE": str(state / "secret")})  # fmt: skip
         assert remote.returncode == 0, remote.stderr
         assert remote.stdout == local.stdout
     finally:
         stopped = run("spark-local-cluster", "stop", "--dir", str(state))
         assert stopped.returncode == 0, stopped.stderr
     assert not list((state / "pids").glob("*.pid"))
+    assert not [pid for pid in pids if running(pid)]
+    assert not (state / "secret").exists()
+
+
+def _registers_without_secret(port: int) -> bool:
+    """Send the master an RPC without authenticating. Without spark.authenticate it decodes
+    the (junk) message and answers with its failure; with it, the answer is that a SASL
+    handshake was expected (or the connection is closed)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+        # a Netty frame: its length (8 bytes), type RpcRequest (3), request id, body length
+        body = b"\x00" * 16
+        frame = (21 + len(body)).to_bytes(8, "big") + b"\x03" + (1).to_bytes(8, "big")
+        frame += len(body).to_bytes(4, "big") + body
+        conn.sendall(frame)
+        reply = b""
+        with contextlib.suppress(OSError):
+            while len(reply) < 4096 and (chunk := conn.recv(4096)):
+                reply += chunk
+    return reply != b"" and b"Sasl" not in reply
+
+
+@pytest.fixture
+def sleeper() -> object:
+    """An unrelated process of ours, as a pid file planted by someone else would name."""
+    proc = subprocess.Popen(["sleep", "1000"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_stop_kills_only_the_daemons_it_started(
+    tmp_path: Path, sleeper: subprocess.Popen[bytes]
+) -> None:
+    state = tmp_path / "cluster"
+    state.mkdir(mode=0o700)
+    (state / "pids").mkdir(mode=0o700)
+    (state / "logs").mkdir(mode=0o700)
+    pid_file = state / "pids" / "spark-mrc-plan-org.apache.spark.deploy.master.Master-1.pid"
+    fd = os.open(pid_file, os.O_WRONLY | os.O_CREAT, 0o644)  # as spark-daemon.sh writes it
+    os.write(fd, f"{sleeper.pid}\n".encode())
+    os.close(fd)
+    (state / "cluster.json").write_text(json.dumps({"master": "spark://127.0.0.1:1", "web": "x"}))
+    stopped = run("spark-local-cluster", "stop", "--dir", str(state))
+    assert stopped.returncode == 0, stopped.stderr
+    time.sleep(0.2)
+    assert sleeper.poll() is None, "stop killed a process it did not start"
+    assert str(sleeper.pid) in stopped.stderr  # says what it left alone
+    assert not pid_file.exists()
+
+
+def hostile_states(tmp_path: Path) -> dict[str, Path]:
+    """State directories someone else could have prepared, each with a link to ``victim``."""
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    os.chmod(victim, 0o600)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for name in ("pids", "logs"):
+        (elsewhere / name).mkdir()
+        (
+            elsewhere / name / "spark-mrc-plan-org.apache.spark.deploy.master.Master-1.pid"
+        ).symlink_to(victim)
+        (
+            elsewhere / name / "spark-mrc-plan-org.apache.spark.deploy.master.Master-1.out"
+        ).symlink_to(victim)
+    (elsewhere / "secret").symlink_to(victim)
+    (elsewhere / "spark.conf").symlink_to(victim)
+    states = {"symlink": tmp_path / "link"}
+    states["symlink"].symlink_to(elsewhere)
+    writable = tmp_path / "writable"
+    writable.mkdir()
+    for name in ("pids", "logs", "secret", "spark.conf"):
+        (writable / name).symlink_to(elsewhere / name)
+    os.chmod(writable, 0o777)
+    states["group/other-writable"] = writable
+    links_inside = tmp_path / "links-inside"
+    links_inside.mkdir(mode=0o700)
+    for name in ("pids", "logs"):
+        (links_inside / name).symlink_to(elsewhere / name)
+    states["pids and logs are links"] = links_inside
+    if os.getuid() == 0:  # only root can give a directory to another user
+        foreign = tmp_path / "foreign"
+        foreign.mkdir(mode=0o700)
+        os.chown(foreign, 65534, 65534)
+        states["owned by another user"] = foreign
+    return states
+
+
+@pytest.mark.parametrize("command", ["start", "stop"])
+def test_a_hostile_state_directory_is_refused_untouched(tmp_path: Path, command: str) -> None:
+    for what, state in hostile_states(tmp_path).items():
+        before = sorted(str(p) for p in state.rglob("*")) if not state.is_symlink() else None
+        result = run("spark-local-cluster", command, "--dir", str(state))
+        assert result.returncode == 2, (what, result.stderr)
+        assert "Traceback" not in result.stderr
+        assert str(state) in result.stderr, what
+        assert (tmp_path / "victim").read_text() == "precious\n", what
+        if before is not None:
+            assert sorted(str(p) for p in state.rglob("*")) == before, what
