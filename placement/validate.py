@@ -15,6 +15,7 @@ from placement.io.limits import (
     DESCRIBE_BYTES,
     DIAGNOSTICS_PER_FILE,
     POLICY_BYTES,
+    POLICY_VALUES,
     PROPERTIES_BYTES,
     read_capped,
     too_large,
@@ -132,6 +133,31 @@ def check_policy_text(
     return CheckedPolicy(out, policy, doc)
 
 
+def _check_policy_size(value: object, doc: ParsedJson, base: str, file: str) -> None:
+    """Refuse a "policy" of more than `POLICY_VALUES` JSON values before the schema check
+    (whose cost, and findings, grow with every value)."""
+    cap = POLICY_VALUES.value()
+    count = 0
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > cap:
+            pos = doc.locate(base)
+            raise InputError(
+                file,
+                f"the placement policy holds more than {cap:,} JSON values; a placement policy "
+                "has a few dozen",
+                POLICY_VALUES.hint(),
+                line=pos.line,
+                column=pos.column,
+            )
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
 def check_policy_value(
     doc: ParsedJson, base: str, file: str, ctx: CheckContext, *, context: str | None = None
 ) -> tuple[list[Diagnostic], PlacementPolicy | None]:
@@ -140,6 +166,7 @@ def check_policy_value(
     for token in base.split("/")[1:]:
         token = token.replace("~1", "/").replace("~0", "~")
         value = value[int(token)] if isinstance(value, list) else value[token]
+    _check_policy_size(value, doc, base, file)
 
     def locate(rule: type[Rule], f: Finding) -> Diagnostic:
         ptr = base + f.pointer

@@ -53,6 +53,9 @@ DESCRIBE_BYTES = Limit(
 SIZES_BYTES = Limit("MRC_PLAN_MAX_SIZES_BYTES", 2048 * MiB, "bytes per sizes CSV")
 PLAN_BYTES = Limit("MRC_PLAN_MAX_PLAN_BYTES", 4096 * MiB, "bytes per reassignment or plan file")
 
+# JSON values in one placement policy (a real one has a few dozen)
+POLICY_VALUES = Limit("MRC_PLAN_MAX_POLICY_VALUES", 10_000, "JSON values per placement policy")
+
 # sizes of clusters
 PARTITIONS_PER_TOPIC = Limit("MRC_PLAN_MAX_PARTITIONS_PER_TOPIC", 1_000_000, "partitions per topic")
 PARTITIONS_TOTAL = Limit("MRC_PLAN_MAX_PARTITIONS", 50_000_000, "partitions in one cluster")
@@ -70,6 +73,7 @@ ALL_LIMITS: tuple[Limit, ...] = (
     DESCRIBE_BYTES,
     SIZES_BYTES,
     PLAN_BYTES,
+    POLICY_VALUES,
     PARTITIONS_PER_TOPIC,
     PARTITIONS_TOTAL,
     BROKERS,

@@ -133,3 +133,20 @@ def test_topics_file_findings_are_capped(tmp_path: Path) -> None:
         read_topics(path)
     codes = [d.code for d in err.value.diagnostics]
     assert codes.count("MRC205") == 100 and codes[-1] == "MRC801"
+
+
+def test_a_policy_of_more_than_10000_values_is_refused_before_the_schema_check(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """500,000 wrong-type entries took minutes and printed 500,000 findings."""
+    wide = tmp_path / "wide.json"
+    wide.write_text('{"version": 2, "replicas": [' + ",".join(["1"] * 500_000) + "]}")
+    result = cli(["validate", wide])
+    assert result.exit_code == 2, result.output
+    assert f"error: {wide}:1:1: the placement policy holds more than 10,000" in result.stderr
+    assert "MRC_PLAN_MAX_POLICY_VALUES" in result.stderr
+    inline = tmp_path / "topics.json"
+    bad = {"version": 2, "replicas": [1] * 20_000}
+    inline.write_text(json.dumps({"topics": [{"name": "t", "partitions": 1, "placement": bad}]}))
+    with pytest.raises(InputError, match="more than 10,000 JSON values"):
+        read_topics(inline)
