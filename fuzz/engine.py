@@ -275,25 +275,84 @@ def _is_mrc(exc: BaseException) -> bool:
 # -- minimisation ------------------------------------------------------------------------
 
 
+def _ddmin(
+    units: list[bytes], ok: Callable[[list[bytes]], bool], left: Callable[[], bool]
+) -> list[bytes]:
+    """Drop chunks of units (halves, quarters, ... single units) while ``ok`` holds."""
+    chunk = max(1, len(units) // 2)
+    while chunk >= 1 and left():
+        i, changed = 0, False
+        while i < len(units) and left():
+            candidate = units[:i] + units[i + chunk :]
+            if ok(candidate):
+                units, changed = candidate, True
+            else:
+                i += chunk
+        if not changed:
+            chunk //= 2
+    return units
+
+
+def _json_pass(data: bytes, ok: Callable[[bytes], bool], left: Callable[[], bool]) -> bytes:
+    """Delete array elements and object members, largest first, while ``ok`` holds (only
+    when the file is JSON the standard library reads, and reads back the same way)."""
+    from fuzz.mutate import _nodes
+
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):
+        return data
+
+    def enc(value: Any) -> bytes:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+    try:
+        if not ok(enc(doc)):
+            return data
+    except (ValueError, RecursionError):
+        return data
+    changed = True
+    while changed and left():
+        changed = False
+        for parent, key in _nodes(doc):
+            if not left():
+                break
+            if isinstance(parent, list):
+                saved = parent.pop(key)
+                if ok(enc(doc)):
+                    changed = True
+                    break
+                parent.insert(key, saved)
+            else:
+                items = list(parent.items())
+                del parent[key]
+                if ok(enc(doc)):
+                    changed = True
+                    break
+                parent.clear()
+                parent.update(items)
+    return enc(doc)
+
+
 def minimise(
     failure: Failure,
     still_fails: Callable[[Files], bool],
     budget: float,
-    max_tries: int = 600,
+    max_tries: int = 800,
 ) -> Files:
-    """Smaller files that fail the same way: drop whole files, then chunks of bytes
-    (halves, quarters, ... single bytes), within ``budget`` seconds."""
+    """Smaller files that fail the same way, within ``budget`` seconds: drop whole files,
+    then JSON members and elements, then lines, then bytes."""
     deadline = time.monotonic() + budget
     files = dict(failure.files)
     tries = 0
+
+    def left() -> bool:
+        return time.monotonic() < deadline and tries < max_tries
 
     def test(candidate: Files) -> bool:
         nonlocal tries
         tries += 1
         return still_fails(candidate)
-
-    def left() -> bool:
-        return time.monotonic() < deadline and tries < max_tries
 
     for name in sorted(files):
         if len(files) > 1 and left():
@@ -303,19 +362,15 @@ def minimise(
     for name in sorted(files, key=lambda n: -len(files[n])):
         if name.endswith(".parquet"):
             continue
-        data = files[name]
-        chunk = max(1, len(data) // 2)
-        while chunk >= 1 and left():
-            i, changed = 0, False
-            while i < len(data) and left():
-                candidate_data = data[:i] + data[i + chunk :]
-                if test({**files, name: candidate_data}):
-                    data, changed = candidate_data, True
-                else:
-                    i += chunk
-            files[name] = data
-            if not changed:
-                chunk //= 2
+
+        def ok(data: bytes, name: str = name) -> bool:
+            return test({**files, name: data})
+
+        data = _json_pass(files[name], ok, left)
+        lines = _ddmin(data.splitlines(keepends=True), lambda u: ok(b"".join(u)), left)
+        data = b"".join(lines)
+        units = [data[i : i + 1] for i in range(len(data))]
+        files[name] = b"".join(_ddmin(units, lambda u: ok(b"".join(u)), left))
     return files
 
 

@@ -610,6 +610,22 @@ def build(ctx: Context) -> list[Reader]:
                 "us-west",
             ],
         ),
+        Reader(
+            "cli assign --topics",
+            topics,
+            "topics.json",
+            cli=lambda p, c, r: [
+                "assign",
+                "--topics",
+                str(p),
+                "--inventory",
+                inv,
+                "--time-limit",
+                "1",
+                "--out",
+                str(p.parent / "out-plan.json"),
+            ],
+        ),
         Reader("read_reassignment", reassignment, "plan.json", _read_reassignment),
         Reader("read_current reassignment", reassignment, "plan.json", _read_current),
         *(
