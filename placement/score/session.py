@@ -116,6 +116,10 @@ def build_session(master: str | None = None, *, rows: int = 0, app: str = "mrc-p
                 "spark.authenticate.secret", secret
             )
         session = builder.getOrCreate()
+    except UsageError:  # from our own checks (the JVM log, a secret file): as it is
+        if launching:
+            stop_jvm()
+        raise
     except Exception as exc:
         if launching:
             stop_jvm()
@@ -123,7 +127,7 @@ def build_session(master: str | None = None, *, rows: int = 0, app: str = "mrc-p
         raise UsageError(
             f"Spark did not start ({first})",
             f"check --master / SPARK_MASTER and that Java 17 or later is installed; the "
-            f"JVM's own output is in {jvm_log()}",
+            f"JVM's own output is in {_runtime_path() / 'spark.log'}",
         ) from exc
     except BaseException:  # Ctrl-C while the JVM starts: it must not outlive us
         stop_jvm()
@@ -244,7 +248,11 @@ def _quiet_py4j() -> None:
 def runtime_dir() -> Path:
     """``$TMPDIR/mrc-plan-UID``: this user's private (0700) directory for the JVM log and
     the default `spark-local-cluster` state."""
-    return private_dir(Path(tempfile.gettempdir()) / f"mrc-plan-{os.getuid()}")
+    return private_dir(_runtime_path())
+
+
+def _runtime_path() -> Path:
+    return Path(tempfile.gettempdir()) / f"mrc-plan-{os.getuid()}"
 
 
 def private_dir(path: Path) -> Path:
