@@ -96,7 +96,7 @@ def _entry(entry: Any, ptr: str, names: set[str]) -> PartitionAssignment:
         key = next(k for k in ("topic", "partition", "replicas") if k not in entry)
         raise _ProblemError(ptr, f'partition entry lacks "{key}"')
     topic, partition = entry["topic"], entry["partition"]
-    if topic not in names:
+    if type(topic) is not str or topic not in names:  # a list is not hashable: type first
         if not isinstance(topic, str) or not topic:
             raise _ProblemError(f"{ptr}/topic", '"topic" must be a non-empty string')
         bad_name = topic_name_error(topic)

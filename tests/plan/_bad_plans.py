@@ -51,6 +51,7 @@ BAD_PLANS: dict[str, tuple[str, int]] = {
     "observers not a subset": (_entry(replicas=[1, 2, 5], observers=[9]), 2),
     "illegal topic name": (_entry(topic="orders\n::error::x"), 2),
     "float broker id": (_entry(replicas=[1, 2.0, 5]), 2),
+    "topic a list": (_entry(topic=["orders"]), 2),
 }
 # line 3 is orders-0; putting it again as line 4 (orders-1's place) lists it twice
 assert BAD_PLANS["duplicate partition"][0].count('"partition":0,"replicas":[1,2,5,9]') == 2
