@@ -54,7 +54,10 @@ class Family:
             name = self.primary
             if name is None or name not in files or rng.random() < 0.15:
                 name = rng.choice(sorted(files))
-            files[name] = self.mutator(rng, files[name], others)
+            try:
+                files[name] = self.mutator(rng, files[name], others)
+            except (ValueError, RecursionError, UnicodeError):  # a mutator's own limits
+                files[name] = mutate.mutate_bytes(rng, files[name], others)
         return files
 
 
