@@ -150,11 +150,13 @@ def start(
     )
     port, web = _free_port(), _free_port()
     master_url, web_url = f"spark://{LOOPBACK}:{port}", f"http://{LOOPBACK}:{web}"
-    _start_daemon(state_dir, MASTER, "--host", LOOPBACK, "--port", str(port),
-                  "--webui-port", str(web))  # fmt: skip
     cluster = LocalCluster(master_url, web_url, state_dir)
-    write_private(state_dir / "cluster.json", json.dumps({"master": master_url, "web": web_url}))
-    try:
+    try:  # a failure or Ctrl-C on the way stops what started
+        write_private(
+            state_dir / "cluster.json", json.dumps({"master": master_url, "web": web_url})
+        )
+        _start_daemon(state_dir, MASTER, "--host", LOOPBACK, "--port", str(port),
+                      "--webui-port", str(web))  # fmt: skip
         web_port = str(_free_port())
         _start_daemon(state_dir, WORKER, "--host", LOOPBACK, "--cores", str(cores),
                       "--memory", memory, "--webui-port", web_port, master_url)  # fmt: skip
