@@ -391,6 +391,25 @@ def prepare_out(out: Path) -> None:
     (out / MARKER).write_text("written by `python -m fuzz`; emptied at each run\n")
 
 
+def _tables_text(files: Files) -> str:
+    """What the Parquet files of a snapshot reproducer hold, as far as pyarrow can tell."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    out = []
+    for name in sorted(files):
+        if not name.endswith(".parquet"):
+            continue
+        try:
+            table = pq.read_table(io.BytesIO(files[name]))
+            rows = [repr(r) for r in table.slice(0, 50).to_pylist()]
+            out.append(f"== {name}: {table.num_rows} rows\n{table.schema}\n" + "\n".join(rows))
+        except Exception as exc:  # the reproducer may be exactly a file pyarrow cannot read
+            out.append(f"== {name}: pyarrow cannot read it: {type(exc).__name__}: {exc}")
+    return "\n\n".join(out) + ("\n" if out else "")
+
+
 def _portable(arg: str, inputs: str, saved: Path, fixtures: Path | None) -> str:
     """A CLI argument with the run's temporary paths replaced by the saved input's."""
     if inputs and arg.startswith(inputs):
@@ -426,6 +445,9 @@ def save(failure: Failure, out: Path, seed: int, fixtures: Path | None = None) -
     }
     (target / "failure.json").write_text(json.dumps(meta, indent=2, ensure_ascii=True) + "\n")
     (target / "traceback.txt").write_text(failure.trace, errors="backslashreplace")
+    tables = _tables_text(failure.files)
+    if tables:
+        (target / "tables.txt").write_text(tables, errors="backslashreplace")
     failure.saved = str(target)
     return target
 
