@@ -283,8 +283,11 @@ def mutate_tokens(rng: random.Random, data: bytes, others: Sequence[bytes]) -> b
         return mutate_bytes(rng, data, others)
     m = rng.choice(tokens)
     tok = m.group()
-    op = rng.randrange(5)
-    if op == 0:
+    op = rng.randrange(7)
+    if op >= 5:  # another token of the same file and kind: an id, a rack, a topic reused
+        same = [t.group() for t in tokens if t.group().isdigit() == tok.isdigit()]
+        new = rng.choice(same)
+    elif op == 0:
         new = rng.choice(SPECIAL_TOKENS)
     elif op == 1 and tok.isascii() and tok.isdigit() and len(tok) < 100:
         new = str(int(tok) + rng.choice((1, -1, 2**31, 2**63, -(2**32))))
@@ -411,6 +414,35 @@ def _one_json_edit(rng: random.Random, doc: Any, keys: Sequence[str]) -> Any:
     return doc
 
 
+def _mild_edit(rng: random.Random, doc: Any) -> Any:
+    """A change that keeps every type: a number or string swapped for another of the
+    document's own (a rack of another broker, a repeated id), a row repeated, dropped or
+    moved. Such inputs get past the shape checks and reach the code behind them."""
+    nodes = _nodes(doc)
+    if not nodes:
+        return doc
+    ints = [p[k] for p, k in nodes if type(p[k]) is int]
+    strs = [p[k] for p, k in nodes if type(p[k]) is str]
+    parent, key = rng.choice(nodes)
+    value = parent[key]
+    if type(value) is int:
+        parent[key] = rng.choice([*ints, value + 1, value - 1, 0])
+    elif type(value) is str and strs:
+        parent[key] = rng.choice(strs)
+    elif isinstance(value, list) and value:
+        i = rng.randrange(len(value))
+        op = rng.randrange(3)
+        if op == 0:
+            value.insert(rng.randrange(len(value) + 1), value[i])
+        elif op == 1:
+            del value[i]
+        else:
+            value.insert(rng.randrange(len(value)), value.pop(i))
+    elif isinstance(parent, dict):
+        del parent[key]
+    return doc
+
+
 def _replace(doc: Any, target: Any, new: Any) -> None:
     for parent, key in _nodes(doc):
         if parent[key] is target:
@@ -428,8 +460,12 @@ def mutate_json(rng: random.Random, data: bytes, others: Sequence[bytes]) -> byt
     except (ValueError, RecursionError):
         return mutate_text(rng, data, others)
     keys = _keys(doc)
-    if rng.random() < 0.05:
+    r = rng.random()
+    if r < 0.05:
         doc = _special(rng, doc)
+    elif r < 0.4:
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            doc = _mild_edit(rng, doc)
     else:
         for _ in range(rng.choice((1, 1, 1, 2, 3))):
             if isinstance(doc, Dup | Raw):

@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:  # the fuzzer lives at the repo root, beside place
 
 from fuzz import engine, targets  # noqa: E402
 
-SLICE = 400
+SLICE = 600
 
 
 @pytest.fixture(scope="module")
