@@ -429,6 +429,10 @@ def build(ctx: Context) -> list[Reader]:
         *f.glob("rules/*/*.json"),
     ]
     policy = Family("policy", "policy.json", _files(policy_paths, "policy.json"), _structured)
+    valid_paths = [*EXAMPLES.glob("placement/*.json"), *f.glob("rules/*/pass-*.json")]
+    valid_policy = Family(
+        "valid-policy", "policy.json", _files(valid_paths, "policy.json"), _structured
+    )
     props_paths = [
         EXAMPLES / "server.properties",
         *f.rglob("*.properties"),
@@ -518,7 +522,7 @@ def build(ctx: Context) -> list[Reader]:
         ),
         Reader(
             "cli snapshot synth --policy",
-            policy,
+            valid_policy,
             "policy.json",
             cli=lambda p, c, r: [
                 "snapshot",
