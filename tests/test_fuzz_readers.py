@@ -70,3 +70,59 @@ def test_no_reader_crashes_on_mutated_input(fuzz_context: targets.Context, tmp_p
         + "\n\n"
         + engine.table(result)
     )
+
+
+# -- the harness itself: a crash is never counted as a pass ----------------------------
+
+
+def _family(data: bytes) -> targets.Family:
+    return targets.Family("t", "x.txt", [{"x.txt": data}], lambda rng, d, others: d)
+
+
+def test_outcomes_are_classified(fuzz_context: targets.Context, tmp_path: Path) -> None:
+    from placement.errors import InputError
+
+    def crash(p: Path, c: targets.Context) -> object:
+        if b"k" in p.read_bytes():
+            raise KeyError("k")
+        return None
+
+    def refuse(p: Path, c: targets.Context) -> object:
+        raise InputError(str(p), "no")
+
+    fam = _family(b"aaaaaaaakaaaaaaaa\naaaa\n")
+    readers = [
+        targets.Reader("crash", fam, "x.txt", crash),
+        targets.Reader("refuse", fam, "x.txt", refuse),
+        targets.Reader("fine", fam, "x.txt", lambda p, c: None),
+    ]
+    out = tmp_path / "failures"
+    result = engine.run(readers, fuzz_context, count=6, out=out, minimise_budget=5)
+    by_name = {s.reader: s for s in result.stats}
+    assert (by_name["crash"].failures, by_name["refuse"].errors, by_name["fine"].ok) == (2, 2, 2)
+    assert result.failed == 2 and len(result.failures) == 1
+    saved = Path(result.failures[0].saved)
+    assert (saved / "input" / "x.txt").read_bytes() == b"k"  # minimised
+    assert '"exception": "KeyError"' in (saved / "failure.json").read_text()
+
+
+def test_a_cli_exit_101_is_a_failure(
+    fuzz_context: targets.Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import placement.cluster
+
+    def broken(*_: object) -> object:
+        raise ZeroDivisionError("planted")
+
+    monkeypatch.setattr(placement.cluster, "summarize", broken)
+    snap = targets.Family("snap", None, [targets._dir_seed(fuzz_context.snapshot)], _identity)
+    reader = targets.Reader(
+        "cli snapshot show", snap, ".", cli=lambda p, c, r: ["snapshot", "show", str(p)]
+    )
+    result = engine.run([reader], fuzz_context, count=1, minimise_budget=0)
+    assert result.failed == 1
+    assert result.failures[0].exc_type == "ZeroDivisionError"
+
+
+def _identity(rng: object, data: bytes, others: object) -> bytes:
+    return data
