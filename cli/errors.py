@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Callable
@@ -75,6 +76,54 @@ def _stop_spark() -> None:
         session.stop_jvm()
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised wherever it lands as Python raises KeyboardInterrupt for SIGINT: a
+    subclass, so that every clean-up written for Ctrl-C (the JVM's, the outputs' temporary
+    files) runs for `kill` too."""
+
+
+# the interrupting signals this process received, first first (see on_signal)
+_RECEIVED: list[int] = []
+_ANNOUNCED: list[int] = []
+
+
+def on_signal(signum: int, _frame: object) -> None:
+    _RECEIVED.append(signum)
+    raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+
+def install_signal_handlers() -> None:
+    """SIGINT and SIGTERM raise where they land (KeyboardInterrupt, Terminated) and are
+    remembered, so that whichever code sees them, the exit is :func:`interrupted`'s. A
+    signal the parent set to be ignored (nohup, a background job) stays ignored."""
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, on_signal)
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, on_signal)
+
+
+def received() -> int | None:
+    """The first SIGINT or SIGTERM this process received, if any."""
+    return _RECEIVED[0] if _RECEIVED else None
+
+
+def signal_of(exc: BaseException) -> int:
+    return signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT
+
+
+def interrupted(signum: int) -> int:
+    """Stop Spark, say so once, and return the exit code: 128 + the signal (130 for Ctrl-C,
+    143 for SIGTERM). The first signal received decides; later ones are ignored meanwhile."""
+    signum = received() or signum
+    if not _ANNOUNCED:
+        _ANNOUNCED.append(signum)
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
+        _stop_spark()
+        sys.stderr.write("terminated\n" if signum == signal.SIGTERM else "interrupted\n")
+    return 128 + signum
+
+
 def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
     """Run a command under the exit-code table; tracebacks only with MRC_PLAN_DEBUG=1."""
 
@@ -89,10 +138,8 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
                 traceback.print_exc()
             report_failure(exc)
             raise typer.Exit(exit_code_for(exc)) from None
-        except KeyboardInterrupt:
-            _stop_spark()
-            sys.stderr.write("interrupted\n")
-            raise typer.Exit(130) from None
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated)
+            raise typer.Exit(interrupted(signal_of(exc))) from None
         except Exception as exc:
             if debug():
                 traceback.print_exc()

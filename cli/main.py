@@ -3,15 +3,30 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
-from enum import StrEnum
-from pathlib import Path
-from typing import Annotated
 
-import typer
+try:  # Ctrl-C while these load (most of the first 0.1 s): no traceback either
+    from enum import StrEnum
+    from pathlib import Path
+    from typing import Annotated
 
-from . import assign, plan, score, simulate, snapshot
-from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
+    import typer
+
+    from . import assign, plan, score, simulate, snapshot
+    from .errors import (
+        EXIT_FINDINGS,
+        EXIT_OK,
+        handle_errors,
+        install_signal_handlers,
+        interrupted,
+        on_signal,
+        received,
+        signal_of,
+    )
+except KeyboardInterrupt:
+    sys.stderr.write("interrupted\n")
+    raise SystemExit(130) from None
 
 app = typer.Typer(
     name="mrc-plan",
@@ -226,5 +241,21 @@ def schema(
 
 
 def run() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point. SIGINT and SIGTERM end every command the same way
+    (cli/errors.py interrupted: Spark stopped, one line, exit 130 or 143), wherever they
+    land: in a command (handle_errors), or while Click builds the command and parses the
+    arguments (where it would exit 130 without a word, even for SIGTERM)."""
+    install_signal_handlers()
+    try:
+        app()
+    except KeyboardInterrupt as exc:
+        sys.exit(interrupted(signal_of(exc)))
+    except SystemExit:
+        signum = received()
+        if signum is not None:
+            sys.exit(interrupted(signum))
+        raise
+    finally:  # done: a signal from here on ends the process as it would any other
+        for s in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(s) is on_signal:
+                signal.signal(s, signal.SIG_DFL)

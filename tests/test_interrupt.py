@@ -90,10 +90,14 @@ def snapshot(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def interrupt(
-    args: list[str], when: Callable[[list[int]], bool], tmp_path: Path
+    args: list[str],
+    when: Callable[[list[int]], bool],
+    tmp_path: Path,
+    sig: signal.Signals = signal.SIGINT,
 ) -> tuple[int, str, list[int]]:
-    """Run mrc-plan ARGS, send SIGINT once ``when(its descendants)`` holds; the exit code,
-    stderr, and the marked processes still alive a little after it exited."""
+    """Run mrc-plan ARGS, send ``sig`` once ``when(its descendants)`` holds (SIGINT to its
+    process group, as Ctrl-C does; anything else to the process, as `kill` does); the exit
+    code, stderr, and the marked processes still alive a little after it exited."""
     mark = uuid.uuid4().hex
     out, err = tmp_path / "stdout", tmp_path / "stderr"
     with out.open("wb") as stdout, err.open("wb") as stderr:
@@ -110,7 +114,10 @@ def interrupt(
             assert time.monotonic() < deadline, "the point to interrupt at never came"
             time.sleep(0.05)
         assert proc.poll() is None, f"the command ended before the signal:\n{err.read_text()}"
-        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        if sig == signal.SIGINT:
+            os.killpg(proc.pid, sig)  # what Ctrl-C in a terminal does
+        else:
+            os.kill(proc.pid, sig)
         code = proc.wait(timeout=300)
         left = marked(mark)
         for _ in range(100):  # the group may take a moment to be reaped
@@ -152,3 +159,16 @@ def test_ctrl_c_while_simulate_runs(snapshot: tuple[Path, Path], tmp_path: Path)
     args = ["simulate", "--snapshot", str(snap), "--plan", str(plan), "--fail-rack", "rack-01",
             "--master", "local[1]"]  # fmt: skip
     check(*interrupt(args, running, tmp_path))
+
+
+def test_sigterm_while_score_runs(snapshot: tuple[Path, Path], tmp_path: Path) -> None:
+    """`kill` (SIGTERM) to mrc-plan alone, not its group: it stops its JVM itself and exits
+    143 (128 + 15), as Ctrl-C exits 130."""
+    snap, plan = snapshot
+    args = ["score", "--snapshot", str(snap), "--master", "local[1]"]
+    args += ["--plan", str(plan)] * 8
+    code, stderr, left = interrupt(args, running, tmp_path, signal.SIGTERM)
+    assert code == 143, stderr
+    assert "Traceback" not in stderr, stderr
+    assert "terminated" in stderr
+    assert not left, f"left behind: {[Path(f'/proc/{p}/cmdline').read_bytes()[:80] for p in left]}"

@@ -1,0 +1,82 @@
+"""Ctrl-C and SIGTERM before any command runs (while the CLI's modules load, while Click
+builds the command and parses the arguments): one line on stderr, exit 130 for SIGINT and
+143 for SIGTERM, no traceback. The signal is simulated where it would land, in a process of
+its own (the handlers are the process's). The JVM cases are in tests/test_interrupt.py."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MRC_PLAN = str(Path(sys.executable).parent / "mrc-plan")
+
+PRELUDE = """
+import builtins, os, runpy, signal, sys
+sys.argv = ["mrc-plan", "rules", "MRC102"]
+"""
+
+RUN = f"runpy.run_path({MRC_PLAN!r}, run_name='__main__')"
+
+
+def run(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", PRELUDE + code + "\n" + RUN],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def check(done: subprocess.CompletedProcess[str], code: int, word: str) -> None:
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip() == word, done.stderr
+    assert done.stdout == ""  # the command itself never ran
+
+
+def test_ctrl_c_while_the_cli_loads() -> None:
+    done = run(
+        """
+real = builtins.__import__
+def imp(name, *args, **kwargs):
+    if name == "typer":
+        raise KeyboardInterrupt
+    return real(name, *args, **kwargs)
+builtins.__import__ = imp
+"""
+    )
+    check(done, 130, "interrupted")
+
+
+@pytest.mark.parametrize("where", ["typer.main.get_command", "typer.core.TyperGroup.parse_args"])
+def test_ctrl_c_while_click_parses(where: str) -> None:
+    module, _, name = where.rpartition(".")
+    done = run(
+        f"""
+import typer.main, typer.core
+def boom(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGINT)
+    raise AssertionError("the signal did not interrupt")
+setattr({module}, {name!r}, boom)
+"""
+    )
+    check(done, 130, "interrupted")
+
+
+@pytest.mark.parametrize("where", ["typer.main.get_command", "typer.core.TyperGroup.parse_args"])
+def test_sigterm_while_click_parses(where: str) -> None:
+    module, _, name = where.rpartition(".")
+    done = run(
+        f"""
+import typer.main, typer.core
+def boom(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM)
+    raise AssertionError("the signal did not interrupt")
+setattr({module}, {name!r}, boom)
+"""
+    )
+    check(done, 143, "terminated")
