@@ -43,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
             return engine.replay(ns.replay, readers, ctx)
         if ns.only:
             readers = [r for r in readers if any(o in r.name for o in ns.only)]
+            if not readers:
+                ap.error(f"no reader matches {ns.only}; --list shows them")
         started = time.strftime("%Y-%m-%d %H:%M:%S")
         result = engine.run(
             readers,
