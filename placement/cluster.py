@@ -35,6 +35,19 @@ def _flat(col: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     return offsets - offsets[0], values[offsets[0] : offsets[-1]]
 
 
+def _lookup(keys: np.ndarray, found: np.ndarray, wanted: np.ndarray, missing: int) -> np.ndarray:
+    """``found[i]`` for each value of ``wanted`` equal to ``keys[i]`` (``keys`` distinct),
+    ``missing`` for the others: a search in the sorted keys, never an array as long as the
+    largest id (a broker id may be 2^31 - 1)."""
+    if not keys.size:
+        return np.full(wanted.shape, missing, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    pos = np.minimum(np.searchsorted(sorted_keys, wanted), keys.size - 1)
+    hit = sorted_keys[pos] == wanted
+    return np.where(hit, found[order][pos], missing).astype(np.int64)
+
+
 def topic_policies(snap: Snapshot) -> tuple[np.ndarray, list[PlacementPolicy | None]]:
     """Per partition row, the index of its topic's policy in the returned list (-1: none)."""
     texts = snap.topics.column("placement").to_pylist()
@@ -63,20 +76,17 @@ def violation_mask(snap: Snapshot) -> np.ndarray:
     """True for partitions that break their topic's policy; topics without one are False."""
     n = snap.partitions.num_rows
     row_policy, policies = topic_policies(snap)
-    ids = snap.brokers.column("broker_id").to_numpy()
+    ids = snap.brokers.column("broker_id").to_numpy().astype(np.int64)
     racks = snap.brokers.column("rack").to_pylist()
     rack_names = sorted({r for r in racks if r})
     rack_code = {r: i for i, r in enumerate(rack_names)}
-    size = int(max(ids.max(initial=0), 0)) + 1
-    rack_of = np.full(size + 1, -1, dtype=np.int64)  # last slot: unknown broker
-    rack_of[ids] = [rack_code.get(r, -1) if r else -1 for r in racks]
+    codes = np.array([rack_code.get(r, -1) if r else -1 for r in racks], dtype=np.int64)
 
     offsets, values = _flat(snap.partitions.column("replicas"))
     obs_offsets, _ = _flat(snap.partitions.column("observers"))
     lengths = np.diff(offsets)
     obs_len = np.diff(obs_offsets)
-    safe = np.where((values >= 0) & (values < size), values, size)
-    value_rack = rack_of[safe]
+    value_rack = _lookup(ids, codes, values, missing=-1)
     bad = np.zeros(n, dtype=bool)
     for g, policy in enumerate(policies):
         rows = np.flatnonzero(row_policy == g)
@@ -107,18 +117,21 @@ def violation_mask(snap: Snapshot) -> np.ndarray:
 
 def summarize(snap: Snapshot) -> ClusterSummary:
     b = snap.brokers
-    ids = b.column("broker_id").to_numpy()
+    ids = b.column("broker_id").to_numpy().astype(np.int64)
     racks = b.column("rack").to_pylist()
     per_rack: dict[str, int] = {}
     for r in racks:
         per_rack[r or "(no rack)"] = per_rack.get(r or "(no rack)", 0) + 1
     offsets, values = _flat(snap.partitions.column("replicas"))
-    size = int(max(ids.max(initial=0), values.max(initial=0))) + 1
-    load = np.bincount(values[values >= 0], minlength=size)
-    leaders = np.bincount(values[offsets[:-1][np.diff(offsets) > 0]], minlength=size)
+    # counts per inventory broker, by its position in ``ids`` (replicas on brokers the
+    # inventory lacks fall in the extra last slot)
+    where = _lookup(ids, np.arange(ids.size), values, missing=ids.size)
+    load = np.bincount(where, minlength=ids.size + 1)[: ids.size]
+    leaders = np.bincount(where[offsets[:-1][np.diff(offsets) > 0]], minlength=ids.size + 1)
+    leaders = leaders[: ids.size]
     by_rack: dict[str, tuple[int, int]] = {}
     for rack in sorted(per_rack):
-        members = ids[[(r or "(no rack)") == rack for r in racks]]
+        members = np.array([(r or "(no rack)") == rack for r in racks], dtype=bool)
         by_rack[rack] = (int(load[members].min()), int(load[members].max()))
     sizes = snap.partitions.column("size_bytes")
     lengths = pc.list_value_length(snap.partitions.column("replicas"))
@@ -133,7 +146,7 @@ def summarize(snap: Snapshot) -> ClusterSummary:
         replicas=int(values.size),
         total_bytes=int(total or 0),
         replicas_per_broker=by_rack,
-        leaders_per_broker=(int(leaders[ids].min(initial=0)), int(leaders[ids].max(initial=0))),
+        leaders_per_broker=(int(leaders.min(initial=0)), int(leaders.max(initial=0))),
         topics_without_policy=int(snap.topics.num_rows - pc.sum(pc.is_valid(placement)).as_py()),
         violations=int(violation_mask(snap).sum()) if row_policy.size else 0,
     )

@@ -102,8 +102,28 @@ def conform(table: pa.Table, name: str, source: str) -> pa.Table:
             raise InputError(
                 source, f"{name}: column {f.name!r} has {col.null_count} null value(s)"
             )
+        if pa.types.is_string(f.type):
+            _check_utf8(col, name, f.name, source)
         columns.append(col)
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _check_utf8(col: pa.ChunkedArray, name: str, column: str, source: str) -> None:
+    """Refuse a string column holding bytes that are not UTF-8 (Parquet does not check
+    them on read; Python would fail on the first one it decodes)."""
+    before = 0
+    for chunk in col.chunks:
+        try:
+            chunk.validate(full=True)
+        except pa.ArrowInvalid as exc:
+            found = re.search(r"string index (\d+)", str(exc))
+            where = f" (row {before + int(found.group(1)) + 1:,})" if found else ""
+            raise InputError(
+                source,
+                f"{name}: column {column!r} holds a value that is not valid UTF-8{where}",
+                "names in a snapshot are UTF-8 text: write the snapshot again",
+            ) from None
+        before += len(chunk)
 
 
 def table_path(root: Path, name: str) -> Path:
@@ -152,8 +172,9 @@ def verify_parquet_files(path: Path, name: str) -> None:
         raise InputError(str(path), f"the {name} table holds no Parquet file")
     for f in files:
         try:
-            pq.ParquetFile(f).schema_arrow  # noqa: B018 - reads and checks the footer
-        except (pa.ArrowException, OSError) as exc:
+            with open(f, "rb") as fh:  # a file object: pyarrow cannot open a non-UTF-8 path
+                pq.ParquetFile(fh).schema_arrow  # noqa: B018 - reads and checks the footer
+        except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
             raise InputError(
                 str(f),
                 f"not a readable Parquet file ({name} table): {_reason(exc)}",
@@ -161,23 +182,27 @@ def verify_parquet_files(path: Path, name: str) -> None:
             ) from None
 
 
+def _read_file(f: Path, name: str) -> pa.Table:
+    """One file of table ``name``, conformed to the schema. Opened here and handed to
+    pyarrow as a file object: pyarrow cannot open a path that is not UTF-8."""
+    try:
+        with open(f, "rb") as fh:
+            table = pajson.read_json(fh) if f.suffix == ".jsonl" else pq.read_table(fh)
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
+        raise InputError(
+            str(f),
+            f"cannot read the {name} table: {_reason(exc)}",
+            "the file is truncated or corrupt: write the snapshot again",
+        ) from None
+    return conform(table, name, str(f))
+
+
 def read_table(root: Path, name: str) -> pa.Table:
     path = table_path(root, name)
-    try:
-        table = pajson.read_json(path) if path.suffix == ".jsonl" else pq.read_table(path)
-    except (pa.ArrowException, OSError) as exc:
-        # name the file: a table may be a directory of part files
-        for f in [] if path.suffix == ".jsonl" else parquet_files(path):
-            try:
-                pq.read_table(f)
-            except (pa.ArrowException, OSError) as part_exc:
-                raise InputError(
-                    str(f),
-                    f"cannot read the {name} table: {_reason(part_exc)}",
-                    "the file is truncated or corrupt: write the snapshot again",
-                ) from None
-        raise InputError(str(path), f"cannot read the {name} table: {_reason(exc)}") from None
-    table = conform(table, name, str(path))
+    files = [path] if path.suffix == ".jsonl" else parquet_files(path)
+    # each part file is conformed alone (parts may differ in optional columns), then joined
+    tables = [_read_file(f, name) for f in files]
+    table = pa.concat_tables(tables) if len(tables) != 1 else tables[0]
     check_rows(table, name, str(path))
     return table
 
@@ -301,21 +326,23 @@ def verify_partitions(root: str | Path) -> None:
     for f in parquet_files(path):
         offset = 0
         try:
-            pf = pq.ParquetFile(f)
-            columns = [c for c in wanted if c in pf.schema_arrow.names]
-            for batch in pf.iter_batches(batch_size=PARTITION_BATCH_ROWS, columns=columns):
-                table = conform(pa.Table.from_batches([batch]), "partitions", str(f))
-                check_rows(table, "partitions", str(f), row_offset=offset, unique=False)
-                topics = pc.dictionary_encode(table.column("topic")).combine_chunks()
-                local = np.array(
-                    [codes.setdefault(t, len(codes)) for t in topics.dictionary.to_pylist()],
-                    dtype=np.int64,
-                )
-                idx = np.asarray(topics.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
-                part = table.column("partition").to_numpy().astype(np.int64)
-                keys.append(local[idx] * 2**31 + part)
-                offset += table.num_rows
-        except (pa.ArrowException, OSError) as exc:
+            # a file object: pyarrow cannot open a path that is not UTF-8
+            with open(f, "rb") as fh:
+                pf = pq.ParquetFile(fh)
+                columns = [c for c in wanted if c in pf.schema_arrow.names]
+                for batch in pf.iter_batches(batch_size=PARTITION_BATCH_ROWS, columns=columns):
+                    table = conform(pa.Table.from_batches([batch]), "partitions", str(f))
+                    check_rows(table, "partitions", str(f), row_offset=offset, unique=False)
+                    topics = pc.dictionary_encode(table.column("topic")).combine_chunks()
+                    local = np.array(
+                        [codes.setdefault(t, len(codes)) for t in topics.dictionary.to_pylist()],
+                        dtype=np.int64,
+                    )
+                    idx = np.asarray(topics.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+                    part = table.column("partition").to_numpy().astype(np.int64)
+                    keys.append(local[idx] * 2**31 + part)
+                    offset += table.num_rows
+        except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
             raise InputError(
                 str(f),
                 f"cannot read the partitions table: {_reason(exc)}",
@@ -382,15 +409,15 @@ def write_snapshot_files(
     for name, table in (("brokers", snap.brokers), ("topics", snap.topics)):
         conformed = conform(table, name, name)
         path = directory / f"{name}.parquet"
-        with _naming(path):
-            pq.write_table(conformed, path)
+        with _naming(path), open(path, "xb") as fh:  # a file object: any path pyarrow can't
+            pq.write_table(conformed, fh)
     parts = directory / "partitions"
     with _naming(parts):
         parts.mkdir()
     conformed = conform(snap.partitions, "partitions", "partitions")
     part = parts / "part-00000.parquet"
-    with _naming(part):
-        pq.write_table(conformed, part, row_group_size=row_group_rows, compression="zstd")
+    with _naming(part), open(part, "xb") as fh:
+        pq.write_table(conformed, fh, row_group_size=row_group_rows, compression="zstd")
     marker = directory / SNAPSHOT_MARKER
     with _naming(marker):
         marker.write_text(_MARKER_TEXT, encoding="utf-8")
