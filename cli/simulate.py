@@ -70,6 +70,14 @@ def simulate(
             show_default=False,
         ),
     ] = None,
+    root: Annotated[
+        Path | None,
+        typer.Option(
+            help="Directory that placement files named in --topics are resolved in and may "
+            "not leave. Default: the topics file's directory.",
+            show_default=False,
+        ),
+    ] = None,
     plan: Annotated[
         Path | None,
         typer.Option(help="Apply this reassignment JSON first.", show_default=False),
@@ -119,6 +127,8 @@ def simulate(
         raise UsageError("give the cluster as --snapshot DIR or as --current FILE --inventory INV")
     if (fail_rack is None) == (ids is None):
         raise UsageError("name one failure: --fail-rack NAME or --fail-brokers IDS")
+    if root is not None and topics is None:
+        raise UsageError("--root goes with --topics: the directory its placement files are in")
     outputs, unclean_file = _outputs(unclean_out, snapshot, current, inventory, topics, plan)
     loaded = load_inventory(inventory) if inventory is not None else None
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -153,6 +163,7 @@ def simulate(
             current,
             loaded,
             topics=topics,
+            refs_root=root,
             plan=plan,
             fail_rack=fail_rack,
             fail_brokers=ids,

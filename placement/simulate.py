@@ -359,6 +359,7 @@ def simulate_files(
     inventory: LoadedInventory,
     *,
     topics: str | Path | None = None,
+    refs_root: str | Path | None = None,
     plan: str | Path | None = None,
     fail_rack: str | None = None,
     fail_brokers: Sequence[int] | None = None,
@@ -366,7 +367,9 @@ def simulate_files(
 ) -> tuple[SimulateReport, list[UncleanPartition]]:
     """The in-process path: the current assignment (reassignment JSON, describe output or
     a snapshot directory), the inventory, the policies and min ISR from the topics file
-    (else from the describe output's or snapshot's configs), and the plan if any."""
+    (else from the describe output's or snapshot's configs), and the plan if any. The
+    topics file's placement references are resolved inside ``refs_root`` (default: its
+    directory), as for `assign`."""
     from placement.io.reassignment import read_plan_file
     from placement.io.topics import read_topics
     from placement.plan.assign import read_current
@@ -381,7 +384,7 @@ def simulate_files(
         for t in {*state.policies, *state.min_isr}
     }
     if topics is not None:
-        for spec in read_topics(topics, CheckContext(inventory=inv)):
+        for spec in read_topics(topics, CheckContext(inventory=inv), refs_root=refs_root):
             infos[spec.name] = TopicInfo(spec.policy, spec.min_isr or state.min_isr.get(spec.name))
     parts = state.assignments
     if plan is not None:

@@ -196,3 +196,37 @@ def test_snapshot_runs_on_spark_and_matches_in_process(
         {"topic": "v1", "partition": 0},
         {"topic": "v1", "partition": 1},
     ]
+
+
+def test_root_is_where_the_topics_files_placement_references_resolve(
+    cli: Cli, inputs: dict[str, Path], tmp_path: Path
+) -> None:
+    """As for `assign`: references stay inside the topics file's directory unless --root
+    names a wider one; the result with references equals the one with inline policies."""
+    doc = json.loads(inputs["topics"].read_text())
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "ci").mkdir()
+    for entry in doc["topics"]:
+        if isinstance(entry.get("placement"), dict):
+            name = f"{entry['name']}.json"
+            (tmp_path / "policies" / name).write_text(json.dumps(entry["placement"]))
+            entry["placement"] = f"../policies/{name}"
+    topics = tmp_path / "ci" / "topics.json"
+    topics.write_text(json.dumps(doc))
+    base = ["simulate", "--current", inputs["current"], "--inventory", inputs["inventory"]]
+    base += ["--topics", topics, "--fail-rack", "west", "--format", "json"]
+
+    confined = cli(base)
+    assert confined.exit_code == 2, confined.stderr
+    assert "leads outside" in confined.stderr and "--root" in confined.stderr
+
+    rooted = cli([*base, "--root", tmp_path])
+    inline = cli(_args(inputs, "--fail-rack", "west", "--format", "json"))
+    assert rooted.exit_code == inline.exit_code == 1, rooted.stderr
+    assert json.loads(rooted.stdout)["totals"] == json.loads(inline.stdout)["totals"]
+
+
+def test_root_without_topics_is_a_usage_error(cli: Cli, inputs: dict[str, Path]) -> None:
+    args = ["simulate", "--current", inputs["current"], "--inventory", inputs["inventory"]]
+    r = cli([*args, "--fail-rack", "west", "--root", inputs["topics"].parent])
+    assert r.exit_code == 2 and "--root goes with --topics" in r.stderr
