@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -9,11 +10,15 @@ import typer
 
 from .errors import handle_errors
 
+INT64_MAX = 2**63 - 1  # as placement.model.kafka, without importing it for --help
+
 app = typer.Typer(help="Inspect plans written by `assign`.", no_args_is_help=True)
 
 
 def _size(n: int | None) -> str:
-    if n is None:
+    """Bytes as a short figure; "?" for unknown, and for what no size can be (negative,
+    beyond int64): never an exception, whatever a summary.json held."""
+    if n is None or not isinstance(n, int) or not 0 <= n <= INT64_MAX:
         return "?"
     for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= scale:
@@ -22,8 +27,12 @@ def _size(n: int | None) -> str:
 
 
 def _eta(seconds: float | None) -> str:
+    """A duration as h/m/s; "-" for none, "?" for what no duration can be (negative, not
+    finite, beyond int64)."""
     if seconds is None:
         return "-"
+    if not isinstance(seconds, int | float) or not 0 <= seconds <= INT64_MAX:
+        return "?"  # NaN fails the comparison too
     s = round(seconds)
     return (
         f"{s // 3600}h{s % 3600 // 60:02d}m{s % 60:02d}s"
@@ -124,10 +133,11 @@ def show(
     _show_file(path)
 
 
-_INT = "an integer"
-_SIZE = "an integer or null"
-_ETA = "a number or null"
+_INT = "an integer from 0 to 2^63-1"
+_SIZE = "an integer from 0 to 2^63-1, or null"
+_ETA = "a finite number from 0 to 10^18, or null"
 _NAME = "a file name"
+_NAME_OR_NULL = "a file name or null"
 _TOTAL = {
     "batches": _INT,
     "partitions": _INT,
@@ -137,7 +147,7 @@ _TOTAL = {
 }
 _BATCH = {
     "file": _NAME,
-    "rollback": "a file name or null",
+    "rollback": _NAME_OR_NULL,
     "partitions": _INT,
     "replicas_added": _INT,
     "bytes": _SIZE,
@@ -146,20 +156,23 @@ _BATCH = {
     "max_moves_per_broker": _INT,
     "eta_seconds": _ETA,
 }
-_LEADERS = {"file": _NAME, "partitions": _INT, "election": "a file name or null"}
+_LEADERS = {"file": _NAME, "partitions": _INT, "election": _NAME_OR_NULL}
 
 
 def _fits(value: Any, want: str) -> bool:
-    is_int = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    """Numbers as `assign` writes them: integers within int64 (ids, counts, bytes; a
+    300-digit "bytes" is no size), durations finite and below 10^18 s."""
+    is_int = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT64_MAX
     if want == _INT:
         return is_int
     if want == _SIZE:
         return value is None or is_int
     if want == _ETA:
-        return value is None or is_int or (isinstance(value, float) and 0 <= value < 1e18)
+        finite = isinstance(value, float) and math.isfinite(value) and 0 <= value < 1e18
+        return value is None or is_int or finite
     if want == _NAME:
         return isinstance(value, str) and bool(value)
-    if want.endswith("or null"):
+    if want == _NAME_OR_NULL:
         return value is None or (isinstance(value, str) and bool(value))
     return isinstance(value, list) and all(
         isinstance(r, dict) and "broker" in r and _fits(r["broker"], _INT) for r in value
@@ -189,7 +202,7 @@ def _problem(doc: Any) -> tuple[str, str] | None:
     if not isinstance(order, list) or not all(isinstance(o, str) for o in order):
         return "/order", '"order" must be an array of file names'
     if not _fits(doc.get("throttle_bytes_per_s"), _SIZE):
-        return "/throttle_bytes_per_s", '"throttle_bytes_per_s" must be an integer or null'
+        return "/throttle_bytes_per_s", f'"throttle_bytes_per_s" must be {_SIZE}'
     return None
 
 

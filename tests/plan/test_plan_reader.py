@@ -7,8 +7,10 @@ In-process paths here (`plan show`, `simulate --current`); the Spark paths (`sco
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _bad_plans import BAD_PLANS, EXAMPLES, FOREIGN, GOOD, NEW_IN_PROCESS
@@ -208,3 +210,45 @@ def test_plan_show_reads_a_batch_strictly_even_when_the_summary_lists_it(
     r = cli(["plan", "show", batch])
     assert r.exit_code == 2, r.stdout + r.stderr
     assert batch.name in r.stderr
+
+
+def _number_variants(doc: dict[str, Any]) -> dict[str, str]:
+    """Numbers of the right JSON type that no summary `assign` writes can hold."""
+    first = doc["batches"][0]
+    huge = "9" * 300
+    return {
+        "throttle of 300 digits": json.dumps(doc | {"throttle_bytes_per_s": 1}).replace(
+            '"throttle_bytes_per_s": 1', f'"throttle_bytes_per_s": {huge}'
+        ),
+        "bytes beyond int64": json.dumps(doc | {"batches": [first | {"bytes": 2**63}]}),
+        "total bytes beyond int64": json.dumps(doc | {"total": doc["total"] | {"bytes": 2**64}}),
+        "eta overflowing to inf": json.dumps(doc).replace(
+            '"eta_seconds": ', '"eta_seconds": 1e999, "x": ', 1
+        ),
+        "broker beyond int64": json.dumps(
+            doc | {"batches": [first | {"senders": [{"broker": 2**70, "bytes": 1}]}]}
+        ),
+        "partitions beyond int64": json.dumps(doc | {"batches": [first | {"partitions": 2**63}]}),
+    }
+
+
+def test_plan_show_refuses_numbers_out_of_range_in_the_summary(cli: Cli, tmp_path: Path) -> None:
+    """A 300-digit throttle was an OverflowError (exit 101) in the size formatting."""
+    out = _out_dir(cli, tmp_path)
+    doc = json.loads((out / "summary.json").read_text())
+    first = doc["batches"][0]["file"]
+    for kind, text in _number_variants(doc).items():
+        (out / "summary.json").write_text(text)
+        for target in (out, out / first):
+            r = cli(["plan", "show", target])
+            assert r.exit_code == 2, (kind, target, r.stdout + r.stderr)
+            assert re.search(r"summary\.json:\d+:\d+: ", r.stderr), (kind, r.stderr)
+
+
+def test_plan_show_formatting_is_total() -> None:
+    from mrc_plan_cli.plan import _eta, _size
+
+    assert _size(10**300) == _size(-1) == "?"
+    assert _size(None) == "?" and _size(2**63 - 1).endswith("TiB")
+    assert _eta(float("nan")) == _eta(float("inf")) == _eta(-1.0) == _eta(10**300) == "?"
+    assert _eta(None) == "-" and _eta(61) == "1m01s"
