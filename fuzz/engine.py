@@ -174,7 +174,8 @@ def _recorder() -> Iterator[list[BaseException]]:
 
     saved = errors.debug, errors.traceback
     errors.debug = lambda: True
-    errors.traceback = types.SimpleNamespace(print_exc=print_exc)
+    module = {n: getattr(traceback, n) for n in dir(traceback) if not n.startswith("_")}
+    errors.traceback = types.SimpleNamespace(**{**module, "print_exc": print_exc})
     try:
         yield seen
     finally:
