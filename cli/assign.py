@@ -22,33 +22,43 @@ UNITS = {
 }
 
 
+# the largest throttle: what summary.json (an int64 there, as in Kafka's configs) holds
+MAX_RATE = 2**63 - 1
+# options that reach the solver: CP-SAT's random_seed is an int32, and time and
+# tolerance must stay finite numbers (inf and nan are refused by these bounds too)
+MAX_SEED = 2**31 - 1
+MAX_TIME_LIMIT = 1e6
+MAX_TOLERANCE = 1e6
+
+
 def parse_rate(raw: str) -> int:
-    """Bytes per second from ``50000000``, ``50MB`` or ``48MiB`` (optionally ``/s``)."""
+    """Bytes per second from ``50000000``, ``50MB`` or ``48MiB`` (optionally ``/s``),
+    1 to 2^63-1, computed exactly (a 400-digit figure is refused, not a float overflow)."""
     import re
+    from fractions import Fraction
 
     from placement.errors import UsageError
 
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*?)(?:/s)?\s*", raw)
-    unit = m.group(2).upper() if m else ""
-    if m is None or unit not in UNITS or float(m.group(1)) * UNITS[unit] < 1:
-        raise UsageError(
-            f"--throttle: expected bytes per second, found {raw!r}",
-            "e.g. --throttle 50000000, --throttle 50MB or --throttle 48MiB",
-        )
-    return int(float(m.group(1)) * UNITS[unit])
+    hint = "e.g. --throttle 50000000, --throttle 50MB or --throttle 48MiB"
+    m = re.fullmatch(r"\s*([0-9]+)(\.[0-9]+)?\s*([A-Za-z]*?)(?:/s)?\s*", raw)
+    unit = m.group(3).upper() if m else ""
+    if m is None or unit not in UNITS:
+        raise UsageError(f"--throttle: expected bytes per second, found {raw!r}", hint)
+    whole, fraction = m.group(1).lstrip("0"), (m.group(2) or "")[:31]  # exact enough
+    rate = int(Fraction(whole + fraction or "0") * UNITS[unit]) if len(whole) <= 30 else 0
+    if not 1 <= rate <= MAX_RATE:
+        shown = raw if len(raw) <= 40 else raw[:37] + "..."
+        raise UsageError(f"--throttle: {shown!r} is not 1 to {MAX_RATE:,} bytes per second", hint)
+    return rate
 
 
 def _ids(raw: str | None, flag: str) -> list[int]:
-    from placement.errors import UsageError
+    """Broker ids as Kafka has them (ASCII digits, 0..2^31-1); none for an empty value."""
+    from placement.simulate import parse_ids
 
-    if not raw:
+    if not raw or not raw.replace(" ", "").replace(",", ""):
         return []
-    try:
-        return [int(x) for x in raw.replace(" ", "").split(",") if x]
-    except ValueError:
-        raise UsageError(
-            f"{flag}: expected broker ids separated by commas, found {raw!r}", f"e.g. {flag} 4,5,6"
-        ) from None
+    return parse_ids(raw, flag)
 
 
 @handle_errors
@@ -96,14 +106,19 @@ def assign(
         float,
         typer.Option(
             min=0.0,
+            max=MAX_TOLERANCE,
             help="--rebalance with sizes: bytes per broker may exceed the rack mean "
             "by this fraction.",
         ),
     ] = 0.1,
-    seed: Annotated[int, typer.Option(help="Seed: same inputs and seed, same plan.")] = 0,
+    seed: Annotated[
+        int, typer.Option(min=0, max=MAX_SEED, help="Seed: same inputs and seed, same plan.")
+    ] = 0,
     time_limit: Annotated[
         float,
-        typer.Option(min=0.1, help="Seconds the exact engine may spend per rack."),
+        typer.Option(
+            min=0.1, max=MAX_TIME_LIMIT, help="Seconds the exact engine may spend per rack."
+        ),
     ] = 10.0,
     out: Annotated[
         Path | None,

@@ -101,7 +101,11 @@ def validate(
     ] = None,
     min_insync_replicas: Annotated[
         int | None,
-        typer.Option(min=1, help="The topic's min.insync.replicas: enables the resilience checks."),
+        typer.Option(
+            min=1,
+            max=2**31 - 1,  # an int in Kafka
+            help="The topic's min.insync.replicas: enables the resilience checks.",
+        ),
     ] = None,
     ibp: Annotated[
         str | None,

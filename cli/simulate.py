@@ -83,7 +83,8 @@ def simulate(
         typer.Option(help="Apply this reassignment JSON first.", show_default=False),
     ] = None,
     default_min_isr: Annotated[
-        int, typer.Option(min=1, help="min.insync.replicas for topics that set none.")
+        int,
+        typer.Option(min=1, max=2**31 - 1, help="min.insync.replicas for topics that set none."),
     ] = 1,
     unclean_out: Annotated[
         Path | None,

@@ -231,14 +231,22 @@ class Failure:
         )
 
 
-def parse_ids(text: str) -> list[int]:
-    """``"4,8, 12"`` -> [4, 8, 12]."""
-    try:
-        return [int(t) for t in text.replace(" ", "").split(",") if t]
-    except ValueError:
-        raise UsageError(
-            f"--fail-brokers: {text!r} is not a list of broker ids", "write e.g. 4,8,12"
-        ) from None
+def parse_ids(text: str, flag: str = "--fail-brokers") -> list[int]:
+    """``"4,8, 12"`` -> [4, 8, 12]: broker ids as Kafka has them (ASCII digits, 0..2^31-1),
+    at least one; a usage error naming ``flag`` otherwise."""
+    from placement.model.kafka import int_problem, parse_ascii_int
+
+    hint = f"write e.g. {flag} 4,8,12"
+    tokens = [t for t in text.replace(" ", "").split(",") if t]
+    if not tokens:
+        raise UsageError(f"{flag}: no broker id in {text!r}", hint)
+    ids = []
+    for t in tokens:
+        value = parse_ascii_int(t)
+        if value is None:
+            raise UsageError(int_problem(t, f"{flag}: broker id"), hint)
+        ids.append(value)
+    return ids
 
 
 def quorum(inventory: Inventory | None, failure: Failure) -> Quorum | None:

@@ -137,8 +137,10 @@ def test_failure_resolution_errors() -> None:
         Failure.resolve(RACKS, "west", [1])
     with pytest.raises(UsageError, match="name one failure"):
         Failure.resolve(RACKS, None, None)
-    with pytest.raises(UsageError, match="not a list of broker ids"):
+    with pytest.raises(UsageError, match="--fail-brokers: broker id: 'x' is not an integer"):
         parse_ids("1,x")
+    with pytest.raises(UsageError, match=r"--drain: broker id: 2147483648 is out of range"):
+        parse_ids("2147483648", "--drain")
     assert parse_ids("4, 8,12") == [4, 8, 12]
 
 

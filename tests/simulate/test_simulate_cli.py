@@ -134,7 +134,7 @@ def test_losing_the_quorum_exits_1(cli: Cli, inputs: dict[str, Path], tmp_path: 
     [
         (["--fail-rack", "mars"], 'no broker is in rack "mars"'),
         (["--fail-brokers", "1,99"], "99 are not in the inventory"),
-        (["--fail-brokers", "one"], "not a list of broker ids"),
+        (["--fail-brokers", "one"], "broker id: 'one' is not an integer"),
         (["--fail-rack", "west", "--fail-brokers", "1"], "name one failure"),
         ([], "name one failure"),
     ],
