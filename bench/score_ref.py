@@ -61,16 +61,24 @@ class Inventory:
         racks = brokers.column("rack").to_pylist()
         self.code = {r: i for i, r in enumerate(rack_names)}
         self.names = rack_names
-        size = int(self.ids.max()) + 2 if len(self.ids) else 1
-        self.lookup = np.full(size, NO_RACK, dtype=np.int64)
-        for b, r in zip(self.ids, racks, strict=True):
-            if r is not None:
-                self.lookup[b] = self.code[r]
+        # a search in the sorted ids, not an array indexed by id (an id may be 2^31 - 1)
+        self.order = np.argsort(self.ids, kind="stable")
+        self.sorted_ids = self.ids[self.order]
+        self.rack = np.asarray(
+            [NO_RACK if r is None else self.code[r] for r in racks], dtype=np.int64
+        )
         self.inventory_racks = sorted({r for r in racks if r is not None})
 
+    def index_of(self, ids: np.ndarray) -> np.ndarray:
+        """Each id's row in the brokers table, -1 for an id it lacks (and for PAD)."""
+        if not len(self.ids):
+            return np.full(ids.shape, -1, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.sorted_ids, ids), len(self.ids) - 1)
+        return np.where(self.sorted_ids[pos] == ids, self.order[pos], -1).astype(np.int64)
+
     def racks_of(self, ids: np.ndarray) -> np.ndarray:
-        known = (ids >= 0) & (ids < len(self.lookup))
-        out = np.where(known, self.lookup[np.clip(ids, 0, len(self.lookup) - 1)], NO_RACK)
+        where = self.index_of(ids)
+        out = np.where(where >= 0, self.rack[np.maximum(where, 0)], NO_RACK)
         return np.where(ids == PAD, PAD_RACK, out)
 
 
@@ -97,6 +105,7 @@ class Policies:
         self.obs = np.zeros((n + 1, r), dtype=np.int64)
         self.min_isr = np.zeros(n + 1, dtype=np.int64)
         self.promotes = np.zeros(n + 1, dtype=bool)
+        self.min_isr[n] = self.default_min_isr  # a topic not listed: the default, no policy
         for i, (p, m) in enumerate(zip(self._parsed, self._min_isr, strict=True)):
             self.min_isr[i] = m or self.default_min_isr
             if p is None:
@@ -150,33 +159,33 @@ def state_metrics(
     broken |= (s_in != pol.sync[topic]).any(axis=1) | (o_in != pol.obs[topic]).any(axis=1)
     violations = int((has & broken).sum())
 
+    # every partition counts, with a policy or not; a broker of unknown rack (NO_RACK)
+    # may sit in the failed rack: it goes down with any of them
     failure = {}
-    s_all = sync_cell.sum(axis=1)
-    o_all = n_obs
+    s_all = sync_cell.sum(axis=1) - (sync_rack == NO_RACK).sum(axis=1)
+    o_all = n_obs - (obs_rack == NO_RACK).sum(axis=1)
     m = pol.min_isr[topic]
     for rack in inv.inventory_racks:
         r = inv.code[rack]
         s = s_all - s_in[:, r]
         o = o_all - o_in[:, r]
-        short = has & (s > 0) & (s < m)
+        short = (s > 0) & (s < m)
         promoted = short & pol.promotes[topic] & (s + o >= m)
         failure[rack] = {
-            "offline": int((has & (s == 0)).sum()),
+            "offline": int((s == 0).sum()),
             "under_min_isr": int((short & ~promoted).sum()),
             "promoted": int(promoted.sum()),
         }
 
     ids = inv.ids
-    index = np.full(max(int(reps.max()), int(ids.max())) + 2, -1, dtype=np.int64)
-    index[ids] = np.arange(len(ids))
-    where = index[np.where(reps == PAD, len(index) - 1, reps)]
+    where = inv.index_of(reps)
     cell = where >= 0
     per = np.bincount(where[cell], minlength=len(ids))
     lead = where[:, 0][where[:, 0] >= 0]
     leaders = np.bincount(lead, minlength=len(ids))
     bytes_ = np.zeros(len(ids), dtype=np.int64)
     np.add.at(bytes_, where[cell], np.broadcast_to(size[:, None], where.shape)[cell])
-    racks = inv.lookup[ids]
+    racks = inv.rack
     brokers = [
         {
             "broker": int(b),

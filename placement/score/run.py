@@ -7,6 +7,7 @@ Spark and never collected: only aggregates come back.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ from pydantic import ValidationError
 
 from placement.errors import InputError
 from placement.io.reassignment import PlanFile, read_plan_file
-from placement.io.snapshot import read_table, table_path
+from placement.io.snapshot import read_table, table_path, verify_partitions
 from placement.model.policy import PlacementPolicy
 from placement.score.metrics import (
     MOVEMENT,
@@ -129,10 +130,33 @@ def prepare(spark: Any, root: Path, brokers: Any, topics: Any, default_min_isr: 
     return Context(racks, tuple(by_id), policies, default_min_isr)
 
 
+_HADOOP_GLOB = re.compile(r"([\\\[\]{}*?])")
+
+
+def spark_path(path: str | Path) -> str:
+    """``path`` (local) as Spark must be given it: Spark reads a path as a Hadoop glob, so
+    `s[1]` would read `s1` and `snap*` another directory. Absolute, with the glob
+    characters escaped and the `file:` scheme (a `:` in a name is no scheme)."""
+    text = str(Path(path).absolute())
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"),
+            "Spark cannot open a path whose name is not UTF-8",
+            "rename or copy it under a UTF-8 name, or run the command in-process",
+        ) from None
+    return "file://" + _HADOOP_GLOB.sub(r"\\\1", text)
+
+
 def read_partitions(spark: Any, root: Path) -> Any:
+    """The partitions table as a DataFrame, after a scan on the driver (`verify_partitions`)
+    has refused the rows Kafka would (nulls, negative ids, bad names, duplicates)."""
     path = table_path(root, "partitions")
+    verify_partitions(root)
     reader = spark.read.schema(PARTITIONS_DDL)
-    return reader.json(str(path)) if path.suffix == ".jsonl" else reader.parquet(str(path))
+    where = spark_path(path)
+    return reader.json(where) if path.suffix == ".jsonl" else reader.parquet(where)
 
 
 @dataclass(frozen=True)
@@ -161,7 +185,7 @@ def read_plan(spark: Any, plan: PlanFile | str | Path) -> Any:
     if not isinstance(plan, PlanFile):
         plan = read_plan_file(plan)
     if plan.one_per_line:
-        lines = spark.read.text(plan.path)
+        lines = spark.read.text(spark_path(plan.path))
         entry = F.from_json(F.regexp_replace("value", r",\s*$", ""), PLAN_ENTRY)
         return (
             lines.where(F.col("value").startswith('{"topic"'))

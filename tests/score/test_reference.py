@@ -58,3 +58,54 @@ def test_a_partition_listed_twice_is_an_input_error(spark: Any, tmp_path: Path) 
     )
     with pytest.raises(InputError, match="listed twice"):
         run_score(snap, [plan], master="local[2]")
+
+
+def test_reference_agrees_with_topics_without_policy_and_brokers_without_rack(
+    spark: Any, bench: Any, tmp_path: Path
+) -> None:
+    """The one rack-failure definition: every partition counts (the default min ISR when
+    the topic sets none, or is not listed at all), and a broker of unknown rack (listed
+    without one, or not listed) goes down with whichever rack fails."""
+    import pyarrow as pa
+
+    from placement.io.snapshot import Snapshot
+
+    bench_score, score_ref = bench
+    base = synth(SynthSpec(36, 3, 12, 60, violations=0.05, seed=11)).snapshot
+    first = tmp_path / "first"
+    write_snapshot(first, base)
+    plans = [tmp_path / "a.json", tmp_path / "b.json"]
+    bench_score.make_plan(first, plans[0], seed=1, every=3)
+    bench_score.make_plan(first, plans[1], seed=2, every=1)
+
+    brokers = base.brokers.to_pylist()
+    for b in brokers[::7]:
+        b["rack"] = None
+    topics = base.topics.to_pylist()
+    for i, t in enumerate(topics):
+        if i % 3 == 0:
+            t["placement"] = None
+        t["min_isr"] = None if i % 2 else 2
+    parts = base.partitions.to_pylist()
+    row = {k: None for k in base.partitions.column_names}
+    extra = [  # a topic the topics table lacks; a broker the brokers table lacks
+        {**row, "topic": "unlisted", "partition": p, "replicas": [brokers[p]["broker_id"], 999]}
+        for p in range(4)
+    ]
+    snap = tmp_path / "snap"
+    write_snapshot(
+        snap,
+        Snapshot(
+            pa.Table.from_pylist(brokers, schema=base.brokers.schema),
+            pa.Table.from_pylist(topics, schema=base.topics.schema),
+            pa.Table.from_pylist(parts + extra, schema=base.partitions.schema),
+        ),
+    )
+
+    got = run_score(snap, plans, master="local[2]", default_min_isr=2).model_dump()
+    want = score_ref.score(snap, plans, 2)
+    got["plans"].sort(key=lambda p: p["plan"])
+    assert bench_score.compare(got, want) == []
+    # the cases this test is about are there, and count
+    failure = want["baseline"]["rack_failure"]
+    assert sum(f["offline"] + f["under_min_isr"] + f["promoted"] for f in failure.values()) > 0

@@ -1,0 +1,118 @@
+"""What Spark is given to read: the user's path literally (not a Hadoop glob), and only
+partitions the driver-side scan accepted (as the in-process readers do)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from placement.errors import InputError
+from placement.io.reassignment import render_reassignment
+from placement.io.snapshot import read_snapshot
+from placement.model.assignment import PartitionAssignment
+from placement.score.run import read_plan, score_snapshot
+from placement.score.simulate import run_simulate
+
+pytestmark = pytest.mark.spark
+
+
+def _synth(out: Path, topics: int, per_topic: int) -> Path:
+    from typer.testing import CliRunner
+
+    from mrc_plan_cli.main import app
+
+    args = ["snapshot", "synth", "--brokers", "6", "--racks", "3", "--topics", str(topics)]
+    args += ["--partitions-per-topic", str(per_topic), "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`s[1]` (12 partitions) next to `s1` (10 partitions): as a glob `s[1]` means `s1`."""
+    root = tmp_path_factory.mktemp("glob")
+    _synth(root / "s[1]", 3, 4)
+    _synth(root / "s1", 2, 5)
+    return root
+
+
+def test_score_and_simulate_read_the_directory_named_not_the_glob(spark: Any, pair: Path) -> None:
+    assert score_snapshot(spark, pair / "s[1]").partitions == 12
+    assert score_snapshot(spark, pair / "s1").partitions == 10
+    report, _ = run_simulate(pair / "s[1]", fail_brokers=[1])
+    assert sum(t.partitions for t in report.topics) == 12
+
+
+def test_snapshot_star_is_not_a_wildcard(spark: Any, tmp_path: Path) -> None:
+    _synth(tmp_path / "snapshot", 2, 5)
+    (tmp_path / "snap*").mkdir()  # not a snapshot: refused, not read as `snapshot`
+    with pytest.raises(InputError):
+        score_snapshot(spark, tmp_path / "snap*")
+    shutil.rmtree(tmp_path / "snap*")
+    _synth(tmp_path / "snap*", 3, 4)
+    assert score_snapshot(spark, tmp_path / "snap*").partitions == 12
+
+
+def test_plan_file_name_with_glob_characters(spark: Any, pair: Path, tmp_path: Path) -> None:
+    """A plan in `assign`'s layout is read by Spark line by line: from its own file."""
+    snap = read_snapshot(pair / "s[1]")
+    rows = snap.partitions.to_pylist()
+
+    def plan(n: int) -> str:
+        return render_reassignment(
+            PartitionAssignment(r["topic"], r["partition"], tuple(r["replicas"][::-1]))
+            for r in rows[:n]
+        )
+
+    (tmp_path / "p[1].json").write_text(plan(3))
+    (tmp_path / "p1.json").write_text(plan(5))
+    assert read_plan(spark, tmp_path / "p[1].json").count() == 3
+
+
+def test_non_utf8_snapshot_path_is_refused_on_spark(spark: Any, pair: Path, tmp_path: Path) -> None:
+    odd = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/s\xff"))
+    shutil.copytree(pair / "s1", odd)
+    with pytest.raises(InputError, match="not UTF-8"):
+        score_snapshot(spark, odd)
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("duplicate", "appears more than once"),
+        ("null", "null broker id"),
+        ("negative", "negative broker id"),
+        ("topic", "Kafka allows only"),
+    ],
+)
+def test_spark_path_refuses_rows_kafka_would(
+    spark: Any, pair: Path, tmp_path: Path, damage: str, message: str
+) -> None:
+    snap = tmp_path / "snap"
+    shutil.copytree(pair / "s1", snap)
+    (part,) = sorted((snap / "partitions").glob("*.parquet"))
+    table = pq.read_table(part)
+    if damage == "duplicate":
+        table = pa.concat_tables([table, table.slice(0, 1)])
+    elif damage == "topic":
+        topics = table.column("topic").to_pylist()
+        topics[3] = "a/b"
+        table = table.set_column(0, "topic", pa.array(topics, pa.string()))
+    else:
+        replicas = table.column("replicas").to_pylist()
+        replicas[3] = [replicas[3][0], None if damage == "null" else -4]
+        i = table.column_names.index("replicas")
+        table = table.set_column(i, "replicas", pa.array(replicas, pa.list_(pa.int32())))
+    pq.write_table(table, part)
+    with pytest.raises(InputError, match=message) as err:
+        score_snapshot(spark, snap)
+    assert str(snap) in err.value.path
+    with pytest.raises(InputError, match=message):
+        run_simulate(snap, fail_brokers=[1])
