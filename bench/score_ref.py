@@ -247,6 +247,7 @@ def score(snapshot: Path, plans: list[Path], default_min_isr: int) -> dict[str, 
     topic_idx = pc.fill_null(topic, len(pol.names)).to_numpy().astype(np.int64)
     partition = parts.column("partition").to_numpy().astype(np.int64)
     size = pc.fill_null(parts.column("size_bytes"), 0).to_numpy().astype(np.int64)
+    unsized = parts.column("size_bytes").is_null().to_numpy(zero_copy_only=False)
     reps, n_rep = padded(parts.column("replicas"))
     obs, n_obs = padded(parts.column("observers"))
     base = state_metrics(reps, n_rep, obs, n_obs, topic_idx, size, inv, pol)
@@ -297,6 +298,7 @@ def score(snapshot: Path, plans: list[Path], default_min_isr: int) -> dict[str, 
                 "replicas_removed": int(removed.sum()),
                 "bytes_to_move": int((s * added.sum(axis=1)).sum()),
                 "cross_rack_bytes": int((s * far.sum(axis=1)).sum()),
+                "bytes_unknown_partitions": int((unsized[rows] & added.any(axis=1)).sum()),
                 "violations_before": base["violations"],
                 "violations_after": after["violations"],
                 "balance": after["balance"],

@@ -262,6 +262,7 @@ MOVEMENT = (
     "replicas_removed",
     "bytes_to_move",
     "cross_rack_bytes",
+    "bytes_unknown_partitions",
 )
 
 
@@ -270,8 +271,10 @@ def plan_rows(plan: DataFrame, racks: RackCodes) -> Any:
     it is (``w = -1``) and as the plan leaves it (``w = 1``, carrying SPEC §7's movement:
     ``partitions_changed`` 0/1, ``replicas_added``, ``replicas_removed``, ``bytes_to_move``,
     ``cross_rack_bytes``, the bytes of added replicas whose rack held none of the
-    partition's old replicas, ``listed_twice``: 1 where the plan lists the partition more
-    than once, and ``in_snapshot``: how many of the plan's entries found the partition).
+    partition's old replicas, ``bytes_unknown_partitions``: 1 where the partition gains
+    replicas and its size is unknown (the two byte counts leave it out), ``listed_twice``:
+    1 where the plan lists the partition more than once, and ``in_snapshot``: how many of
+    the plan's entries found the partition).
     Plan entries for partitions the snapshot lacks join nothing: the caller compares the
     sum of ``in_snapshot`` with the plan's length."""
     from pyspark.sql import functions as F  # noqa: N812
@@ -312,6 +315,9 @@ def plan_rows(plan: DataFrame, racks: RackCodes) -> Any:
             F.size(F.array_except(old, new)).cast("long").alias("replicas_removed"),
             (size * F.size(added)).alias("bytes_to_move"),
             (size * far).alias("cross_rack_bytes"),
+            _flag(F.col("size_bytes").isNull() & (F.size(added) > 0))
+            .cast("long")
+            .alias("bytes_unknown_partitions"),
             _flag(F.col("listed") > 1).alias("listed_twice"),
             F.col("listed").cast("int").alias("in_snapshot"),
         )

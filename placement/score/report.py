@@ -13,7 +13,7 @@ then balance, then what a rack failure would take offline or make unwritable.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class _Model(BaseModel):
@@ -66,8 +66,18 @@ class PlanScore(_Model):
     partitions_changed: int
     replicas_added: int
     replicas_removed: int
-    bytes_to_move: int
-    cross_rack_bytes: int
+    bytes_to_move: int = Field(
+        description="bytes of the replicas the plan adds, over the partitions whose size is "
+        "known: a lower bound when bytes_unknown_partitions is not 0"
+    )
+    cross_rack_bytes: int = Field(
+        description="of bytes_to_move, the replicas added in a rack that held none of the "
+        "partition's replicas (partitions of unknown size left out likewise)"
+    )
+    bytes_unknown_partitions: int = Field(
+        description="partitions the plan adds replicas to whose size the snapshot does not "
+        "know (null size_bytes): when not 0, the bytes to move are unknown"
+    )
     violations_before: int
     violations_after: int
     balance: Balance

@@ -164,8 +164,9 @@ class Movement:
     partitions_changed: int
     replicas_added: int
     replicas_removed: int
-    bytes_to_move: int
+    bytes_to_move: int  # of the partitions whose size is known
     cross_rack_bytes: int
+    bytes_unknown_partitions: int  # partitions gaining replicas whose size is unknown
 
 
 PLAN_ENTRY = "topic string, partition int, replicas array<int>, observers array<int>"
