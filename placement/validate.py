@@ -258,7 +258,10 @@ def validate_describe_bytes(data: bytes, file: str, ctx: CheckContext) -> list[D
     if text is None:
         return out
     physical = LineIndex(text)
-    line_starts = [0, *(i + 1 for i, ch in enumerate(text) if ch == "\n")]
+    # the describe reader numbers lines as str.splitlines() does (\r, \v, \x85, ... end lines)
+    line_starts = [0]
+    for line in text.splitlines(keepends=True):
+        line_starts.append(line_starts[-1] + len(line))
     for topic in parse_describe(text, file).topics.values():
         value = topic.placement
         if value is None or not value.value.strip():

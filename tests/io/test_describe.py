@@ -74,3 +74,19 @@ def test_bad_describe_output_names_the_line(text: str, message: str) -> None:
     with pytest.raises(InputError, match=message) as err:
         parse_describe(text, "d.txt")
     assert err.value.path == "d.txt"
+
+
+@pytest.mark.parametrize("brk", [b"\r", b"\x0b", b"\x1c", "\u2028".encode()])
+def test_validate_positions_with_odd_line_ends(brk: bytes) -> None:
+    """The describe reader ends lines where str.splitlines() does; validate's positions
+    follow it (a bare CR before a topic was an IndexError, exit 101)."""
+    from placement.rules.base import CheckContext
+    from placement.validate import validate_describe_bytes
+
+    data = (
+        brk + b"Topic:t PartitionCount:3 ReplicationFactor:5 "
+        b"Configs:confluent.placement.constraints=e"
+    )
+    diags = validate_describe_bytes(data, "d.txt", CheckContext())
+    assert [d.code for d in diags] == ["MRC101"]
+    assert all(d.line >= 1 and d.column >= 1 for d in diags)
