@@ -68,8 +68,10 @@ def assign(
     root: Annotated[
         Path | None,
         typer.Option(
+            exists=True,
+            file_okay=False,
             help="Directory that placement files named in --topics are resolved in and may "
-            "not leave. Default: the topics file's directory."
+            "not leave. Default: the topics file's directory.",
         ),
     ] = None,
     current: Annotated[

@@ -73,6 +73,8 @@ def simulate(
     root: Annotated[
         Path | None,
         typer.Option(
+            exists=True,
+            file_okay=False,
             help="Directory that placement files named in --topics are resolved in and may "
             "not leave. Default: the topics file's directory.",
             show_default=False,

@@ -230,3 +230,18 @@ def test_root_without_topics_is_a_usage_error(cli: Cli, inputs: dict[str, Path])
     args = ["simulate", "--current", inputs["current"], "--inventory", inputs["inventory"]]
     r = cli([*args, "--fail-rack", "west", "--root", inputs["topics"].parent])
     assert r.exit_code == 2 and "--root goes with --topics" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["simulate", "assign"])
+def test_root_must_be_an_existing_directory(
+    cli: Cli, inputs: dict[str, Path], tmp_path: Path, command: str
+) -> None:
+    """Not "reference leads outside /nonexistent": the option itself is wrong."""
+    args = ["--inventory", inputs["inventory"], "--topics", inputs["topics"]]
+    if command == "simulate":
+        args += ["--current", inputs["current"], "--fail-rack", "west"]
+    for root in (tmp_path / "nonexistent", inputs["topics"]):
+        r = cli([command, *args, "--root", root])
+        assert r.exit_code == 2, r.stdout + r.stderr
+        said = " ".join(r.stderr.replace("│", " ").split())  # rich's box, wrapped lines
+        assert "--root" in said and ("does not exist" in said or "is a file" in said), said
