@@ -13,7 +13,7 @@ from pathlib import Path
 
 from placement.errors import InputError
 from placement.io.reassignment import write_election_stream
-from placement.io.snapshot import read_table
+from placement.io.snapshot import read_table, verify_partitions
 from placement.model.inventory import Inventory
 from placement.score.metrics import applied, with_failure, with_policy
 from placement.score.run import (
@@ -72,10 +72,12 @@ def run_simulate(
     failure = Failure.resolve(snapshot_brokers(root), fail_rack, fail_brokers)
     brokers, topics = read_table(root, "brokers"), read_table(root, "topics")
     (checked,) = read_plans(root, [plan], brokers) if plan is not None else (None,)
+    progress("checking the partitions")
+    verify_partitions(root)  # rows Kafka would refuse fail before Spark starts
     progress("starting Spark")
     spark = build_session(master, app="mrc-plan simulate")
     ctx = prepare(spark, root, brokers, topics, default_min_isr)
-    source = read_partitions(spark, root)
+    source = read_partitions(spark, root, verified=True)
     if checked is not None:
         parts = source.transform(applied(read_plan(spark, checked)))
     else:

@@ -116,3 +116,25 @@ def test_spark_path_refuses_rows_kafka_would(
     assert str(snap) in err.value.path
     with pytest.raises(InputError, match=message):
         run_simulate(snap, fail_brokers=[1])
+
+
+def test_bad_rows_fail_before_spark_starts(
+    pair: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`score` and `simulate` scan the partitions on the driver before starting Spark."""
+    import placement.score.session as session
+    from placement.score.run import run_score
+
+    def no_spark(*args: object, **kwargs: object) -> None:
+        raise AssertionError("Spark started before the partitions were checked")
+
+    monkeypatch.setattr(session, "build_session", no_spark)
+    snap = tmp_path / "snap"
+    shutil.copytree(pair / "s1", snap)
+    (part,) = sorted((snap / "partitions").glob("*.parquet"))
+    table = pq.read_table(part)
+    pq.write_table(pa.concat_tables([table, table.slice(2, 1)]), part)
+    with pytest.raises(InputError, match="appears more than once"):
+        run_score(snap, [])
+    with pytest.raises(InputError, match="appears more than once"):
+        run_simulate(snap, fail_brokers=[1])
