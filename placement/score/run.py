@@ -142,9 +142,9 @@ def spark_path(path: str | Path) -> str:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise InputError(
-            text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"),
+            str(path),
             "Spark cannot open a path whose name is not UTF-8",
-            "rename or copy it under a UTF-8 name, or run the command in-process",
+            "rename it, or copy it under a UTF-8 name",
         ) from None
     return "file://" + _HADOOP_GLOB.sub(r"\\\1", text)
 
@@ -387,6 +387,8 @@ def run_score(
     checked = read_plans(r, plans, brokers)  # and so do bad plans
     progress("checking the partitions")
     verify_partitions(r)  # and rows Kafka would refuse (2 s on 5M partitions)
+    for path in [table_path(r, "partitions"), *(Path(pf.path) for pf in checked)]:
+        spark_path(path)  # and paths Spark cannot open
     progress("starting Spark")
     spark = build_session(master, app="mrc-plan score")
     ctx = prepare(spark, r, brokers, topics, default_min_isr)

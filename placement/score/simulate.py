@@ -13,7 +13,7 @@ from pathlib import Path
 
 from placement.errors import InputError
 from placement.io.reassignment import write_election_stream
-from placement.io.snapshot import read_table, verify_partitions
+from placement.io.snapshot import read_table, table_path, verify_partitions
 from placement.model.inventory import Inventory
 from placement.score.metrics import applied, with_failure, with_policy
 from placement.score.run import (
@@ -23,6 +23,7 @@ from placement.score.run import (
     read_plan,
     read_plans,
     refuse_missing,
+    spark_path,
 )
 from placement.simulate import (
     SAMPLE,
@@ -74,6 +75,8 @@ def run_simulate(
     (checked,) = read_plans(root, [plan], brokers) if plan is not None else (None,)
     progress("checking the partitions")
     verify_partitions(root)  # rows Kafka would refuse fail before Spark starts
+    for path in [table_path(root, "partitions"), *([Path(checked.path)] if checked else [])]:
+        spark_path(path)  # and paths Spark cannot open
     progress("starting Spark")
     spark = build_session(master, app="mrc-plan simulate")
     ctx = prepare(spark, root, brokers, topics, default_min_isr)

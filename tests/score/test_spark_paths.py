@@ -138,3 +138,36 @@ def test_bad_rows_fail_before_spark_starts(
         run_score(snap, [])
     with pytest.raises(InputError, match="appears more than once"):
         run_simulate(snap, fail_brokers=[1])
+
+
+def test_non_utf8_paths_are_refused_before_spark_starts(
+    pair: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import placement.score.session as session
+    from placement.score.run import run_score
+
+    def no_spark(*args: object, **kwargs: object) -> None:
+        raise AssertionError("Spark started for a path it cannot open")
+
+    monkeypatch.setattr(session, "build_session", no_spark)
+    odd = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/s\xff"))
+    shutil.copytree(pair / "s1", odd)
+    for run in (lambda: run_score(odd, []), lambda: run_simulate(odd, fail_brokers=[1])):
+        with pytest.raises(InputError, match="not UTF-8") as err:
+            run()
+        assert err.value.path == str(odd / "partitions")
+    rows = read_snapshot(pair / "s1").partitions.to_pylist()[:2]
+    plan = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/p\xfe.json"))
+    plan.write_text(
+        render_reassignment(
+            PartitionAssignment(r["topic"], r["partition"], tuple(r["replicas"][::-1]))
+            for r in rows
+        )
+    )
+    for run in (
+        lambda: run_score(pair / "s1", [plan]),
+        lambda: run_simulate(pair / "s1", fail_brokers=[1], plan=plan),
+    ):
+        with pytest.raises(InputError, match="not UTF-8") as err:
+            run()
+        assert err.value.path == str(plan)
