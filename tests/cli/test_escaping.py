@@ -294,10 +294,15 @@ def test_snapshot_show(cli: Cli, snapshot: Path) -> None:
 @pytest.mark.spark
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_score(cli: Cli, spark: Any, inputs: Path, snapshot: Path, fmt: str) -> None:
-    plan = _write(
-        inputs / f"{NAME}.plan.json",
-        '{"version":1,"partitions":[{"topic":"ok","partition":0,"replicas":[1,2,5]}]}',
-    )
+    """Hostile rack and plan names in the report; a plan name Spark cannot open (not
+    UTF-8) is refused before Spark starts, and the refusal is escaped too."""
+    text = '{"version":1,"partitions":[{"topic":"ok","partition":0,"replicas":[1,2,5]}]}'
+    refused = _write(inputs / f"{NAME}.plan.json", text)
+    result = cli(["score", "--snapshot", snapshot, "--plan", refused, "--master", "local[2]"])
+    assert result.exit_code == 2, result.output
+    _, err = check(result)
+    assert "\\n::error::file\\x1b[31m\\xff.plan.json" in err
+    plan = _write(snapshot.parent / f"{SNAP_NAME}.plan.json", text)
     result = cli(
         ["score", "--snapshot", snapshot, "--plan", plan, "--master", "local[2]", "--format", fmt]
     )
@@ -305,10 +310,10 @@ def test_score(cli: Cli, spark: Any, inputs: Path, snapshot: Path, fmt: str) -> 
     out, _ = check(result)
     if fmt == "json":
         doc = json.loads(out)
-        assert doc["plans"][0]["plan"].endswith(JSON_PLAN)
+        assert doc["plans"][0]["plan"].endswith(f"{SNAP_NAME}.plan.json")
     else:
         assert RACK_CELL in out  # rack rows and bars
-        assert "\\n::error::file\\x1b[31m\\xff.plan.json" in out  # the plan's column
+        assert "s\\n::error::snap\\x1b" in out  # the plan's column
 
 
 def test_plan_show_a_file(cli: Cli, inputs: Path) -> None:
