@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import sys
@@ -9,19 +10,23 @@ import sys
 try:  # Ctrl-C while these load (most of the first 0.1 s): no traceback either
     from enum import StrEnum
     from pathlib import Path
-    from typing import Annotated
+    from typing import Annotated, TextIO
 
     import typer
+
+    from placement.errors import MrcPlanError
 
     from . import assign, plan, score, simulate, snapshot
     from .errors import (
         EXIT_FINDINGS,
         EXIT_OK,
+        exit_code_for,
         handle_errors,
         install_signal_handlers,
         interrupted,
         on_signal,
         received,
+        report_failure,
         signal_of,
     )
 except KeyboardInterrupt:
@@ -244,22 +249,104 @@ def schema(
     sys.stdout.write(render_schema(name.value))
 
 
+class _GuardedStdout(io.TextIOBase):
+    """sys.stdout for the console script: a write that fails (a full disk, a closed pipe,
+    EIO) is the usage error it names, exit 2, rather than an OSError from deep inside a
+    renderer (exit 101); with no standard output at all, the first write says so."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        super().__init__()
+        self._stream = stream
+
+    def _failed(self, exc: OSError | None) -> Exception:
+        from placement.errors import UsageError
+
+        if exc is None:
+            return UsageError("standard output is closed: nothing can be printed")
+        return UsageError(f"standard output: cannot write ({exc.strerror or exc})")
+
+    def write(self, text: str) -> int:
+        if self._stream is None:
+            raise self._failed(None)
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            raise self._failed(exc) from None
+
+    def flush(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.flush()
+            except OSError as exc:
+                raise self._failed(exc) from None
+
+    def isatty(self) -> bool:
+        return self._stream is not None and self._stream.isatty()
+
+    def fileno(self) -> int:
+        if self._stream is None:
+            raise io.UnsupportedOperation("standard output is closed")
+        return self._stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._stream.encoding if self._stream is not None else "utf-8"
+
+    def writable(self) -> bool:
+        return True
+
+
+def _guard_std_streams() -> None:
+    """A closed fd 0, 1 or 2 is filled with /dev/null, so that no file this process opens
+    becomes its standard output (a JVM it starts inherits 1 and 2); sys.stdout reports
+    write failures as usage errors."""
+    for fd in (0, 1, 2):  # lowest first: os.open takes the lowest free descriptor
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.open(os.devnull, os.O_RDWR)
+    sys.stdout = _GuardedStdout(sys.stdout)
+
+
+def _flush_stdout() -> int | None:
+    """Flush what is still buffered; on failure report it and return exit 2. Either way
+    fd 1 is then /dev/null, so that Python's own flush at exit has nothing left to fail."""
+    from .errors import EXIT_USAGE
+
+    try:
+        sys.stdout.flush()
+        return None
+    except MrcPlanError as exc:
+        report_failure(exc)
+        return EXIT_USAGE
+    finally:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+
+
 def run() -> None:
     """Console-script entry point. SIGINT and SIGTERM end every command the same way
     (cli/errors.py interrupted: Spark stopped, one line, exit 130 or 143), wherever they
     land: in a command (handle_errors), or while Click builds the command and parses the
     arguments (where it would exit 130 without a word, even for SIGTERM)."""
     install_signal_handlers()
+    _guard_std_streams()
+    code: int | str | None = 0
     try:
         app()
     except KeyboardInterrupt as exc:
-        sys.exit(interrupted(signal_of(exc)))
-    except SystemExit:
+        code = interrupted(signal_of(exc))
+    except SystemExit as exc:
         signum = received()
-        if signum is not None:
-            sys.exit(interrupted(signum))
-        raise
+        code = interrupted(signum) if signum is not None else exc.code
+    except MrcPlanError as exc:  # outside any command: standard output failing under --help
+        report_failure(exc)
+        code = exit_code_for(exc)
     finally:  # done: a signal from here on ends the process as it would any other
         for s in (signal.SIGINT, signal.SIGTERM):
             if signal.getsignal(s) is on_signal:
                 signal.signal(s, signal.SIG_DFL)
+    failed = _flush_stdout()
+    # output cut short outranks success and findings, not an error or an interrupt
+    sys.exit(failed if failed is not None and code in (0, 1, None) else code)

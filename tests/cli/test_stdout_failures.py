@@ -1,0 +1,63 @@
+"""Standard output that cannot be written (a full disk, a closed descriptor, a reader that
+went away) is exit 2 naming it, never an internal error or a traceback; a command whose
+output goes to files still runs with no standard output. Through the console script (its
+entry point installs the guard), in processes of their own."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MRC_PLAN = str(Path(sys.executable).parent / "mrc-plan")
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def sh(script: str, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` with $0 = mrc-plan and $1... = args under /bin/sh."""
+    return subprocess.run(
+        ["/bin/sh", "-c", script, MRC_PLAN, *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def refused(done: subprocess.CompletedProcess[str], reason: str) -> None:
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+    assert "standard output" in done.stderr and reason in done.stderr, done.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["rules"], ["rules", "MRC102"], ["--help"], ["--version"]])
+def test_a_full_disk_on_standard_output(args: list[str]) -> None:
+    refused(sh('"$0" "$@" >/dev/full', *args), "No space left on device")
+
+
+def test_closed_standard_output(tmp_path: Path) -> None:
+    refused(sh('"$0" rules >&-'), "closed")
+    out = tmp_path / "plan.json"
+    inputs = ["--inventory", EXAMPLES / "inventory.json", "--topics", EXAMPLES / "topics.json"]
+    done = sh('"$0" assign "$@" >&-', *inputs, "--out", out)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text())["version"] == 1  # nothing meant for stdout in it
+
+
+@pytest.mark.parametrize("args", [["rules"], ["--help"]])
+def test_a_reader_that_went_away(args: list[str]) -> None:
+    read, write = os.pipe()
+    os.close(read)  # as `mrc-plan rules | head -1` once head has exited
+    try:
+        done = subprocess.run(
+            [MRC_PLAN, *args], stdout=write, capture_output=False, stderr=subprocess.PIPE,
+            text=True, check=False, timeout=120,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+    refused(done, "Broken pipe")
