@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import signal
@@ -296,16 +297,33 @@ class _GuardedStdout(io.TextIOBase):
         return True
 
 
+class _BestEffortStderr(_GuardedStdout):
+    """sys.stderr for the console script: messages that cannot be written are lost (there
+    is nowhere left to say so) and the command's exit code stands, rather than the failed
+    write becoming an exception of its own (exit 1 after `assign` had written its plan)."""
+
+    def write(self, text: str) -> int:
+        try:
+            return super().write(text)
+        except MrcPlanError:
+            return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(MrcPlanError):
+            super().flush()
+
+
 def _guard_std_streams() -> None:
     """A closed fd 0, 1 or 2 is filled with /dev/null, so that no file this process opens
     becomes its standard output (a JVM it starts inherits 1 and 2); sys.stdout reports
-    write failures as usage errors."""
+    write failures as usage errors, sys.stderr drops what it cannot write."""
     for fd in (0, 1, 2):  # lowest first: os.open takes the lowest free descriptor
         try:
             os.fstat(fd)
         except OSError:
             os.open(os.devnull, os.O_RDWR)
     sys.stdout = _GuardedStdout(sys.stdout)
+    sys.stderr = _BestEffortStderr(sys.stderr)
 
 
 def _flush_stdout() -> int | None:

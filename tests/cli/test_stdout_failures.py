@@ -61,3 +61,19 @@ def test_a_reader_that_went_away(args: list[str]) -> None:
     finally:
         os.close(write)
     refused(done, "Broken pipe")
+
+
+@pytest.mark.parametrize("redirect", ["2>&-", "2>/dev/full"])
+def test_unwritable_standard_error_leaves_the_exit_code_alone(
+    tmp_path: Path, redirect: str
+) -> None:
+    """Messages that cannot be written are lost; the command's exit code is still the
+    command's (before, the failed write was an exception of its own: exit 1)."""
+    if "full" in redirect and not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full")
+    assert sh(f'"$0" rules no-such-rule {redirect}').returncode == 2
+    out = tmp_path / "plan.json"
+    inputs = ["--inventory", EXAMPLES / "inventory.json", "--topics", EXAMPLES / "topics.json"]
+    done = sh(f'"$0" assign "$@" {redirect}', *inputs, "--out", out)
+    assert done.returncode == 0
+    assert json.loads(out.read_text())["version"] == 1
