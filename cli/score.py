@@ -96,6 +96,13 @@ def _stats(s: Any, unit: float = 1, suffix: str = "") -> str:
 BLOCKS = " ▏▎▍▌▋▊▉█"
 
 
+def _gib(n: int, unknown: int) -> str:
+    """Bytes as GiB; when partitions without a size are moved, the sum is not the answer."""
+    if unknown:
+        return f"unknown ({unknown:,} partitions without a size)"
+    return f"{n / 2**30:,.1f}"
+
+
 def bar(value: float, top: float, width: int) -> str:
     """``value`` out of ``top`` as ``width`` cells of block characters (eighths)."""
     eighths = round(8 * width * value / top) if top > 0 else 0
@@ -148,8 +155,12 @@ def render(report: Any, bars: int = 20) -> None:
     row("score", "-", [f"{p.score:.3f}" for p in plans])
     row("partitions changed", "-", [f"{p.partitions_changed:,}" for p in plans])
     row("replicas added", "-", [f"{p.replicas_added:,}" for p in plans])
-    row("GiB to move", "-", [f"{p.bytes_to_move / 2**30:,.1f}" for p in plans])
-    row("cross-rack GiB", "-", [f"{p.cross_rack_bytes / 2**30:,.1f}" for p in plans])
+    row("GiB to move", "-", [_gib(p.bytes_to_move, p.bytes_unknown_partitions) for p in plans])
+    row(
+        "cross-rack GiB",
+        "-",
+        [_gib(p.cross_rack_bytes, p.bytes_unknown_partitions) for p in plans],
+    )
     row("violations", f"{base.violations:,}", [f"{p.violations_after:,}" for p in plans])
     for metric, unit, suffix in (("replicas", 1, ""), ("leaders", 1, ""), ("bytes", 2**30, " GiB")):
         row(

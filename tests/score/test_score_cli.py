@@ -115,3 +115,48 @@ def test_bars_show_the_most_changed_brokers_on_one_scale() -> None:
     assert len(lines) == 2  # broker 1 did not change: left out
     assert lines[0].split()[:2] == ["r1", "2"] and lines[0].endswith("(-6)")
     assert lines[1].endswith("(+6)") and "████████" in lines[1]  # 16 is the top of the scale
+
+
+def test_bytes_to_move_are_unknown_without_sizes(spark: Any, tmp_path: Path) -> None:
+    """A snapshot from describe output has no sizes: the text says unknown, never 0.0 GiB."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    snap, plan = tmp_path / "snap", tmp_path / "plan.json"
+    inventory = str(examples / "inventory.json")
+    r = runner.invoke(
+        app,
+        [
+            "snapshot",
+            "from-describe",
+            str(examples / "describe.txt"),
+            "--inventory",
+            inventory,
+            "--out",
+            str(snap),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(
+        app,
+        [
+            "assign",
+            "--inventory",
+            inventory,
+            "--topics",
+            str(examples / "topics.json"),
+            "--current",
+            str(snap),
+            "--drain",
+            "4",
+            "--out",
+            str(plan),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    assert plan.exists()
+    r = runner.invoke(
+        app, ["score", "--snapshot", str(snap), "--plan", str(plan), "--master", "local[2]"]
+    )
+    assert r.exit_code == 0, r.output
+    moved = [line for line in r.stdout.splitlines() if "GiB to move" in line]
+    assert moved and "unknown" in moved[0], r.stdout
+    assert "0.0" not in moved[0]
