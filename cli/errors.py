@@ -111,16 +111,21 @@ def signal_of(exc: BaseException) -> int:
     return signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT
 
 
-def interrupted(signum: int) -> int:
-    """Stop Spark, say so once, and return the exit code: 128 + the signal (130 for Ctrl-C,
-    143 for SIGTERM). The first signal received decides; later ones are ignored meanwhile."""
+def interrupted(signum: int, *, again: bool = True) -> int:
+    """Stop Spark, say so, and return the exit code: 128 + the signal (130 for Ctrl-C, 143
+    for SIGTERM); the first signal received decides. Further signals wait meanwhile (the
+    JVM's stop is not cut short). ``again=False``: say nothing if it was said already (the
+    console script, after a command's handle_errors)."""
     signum = received() or signum
-    if not _ANNOUNCED:
+    if again or not _ANNOUNCED:
         _ANNOUNCED.append(signum)
-        for s in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(s, signal.SIG_IGN)
-        _stop_spark()
-        sys.stderr.write("terminated\n" if signum == signal.SIGTERM else "interrupted\n")
+        previous = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            _stop_spark()
+            sys.stderr.write("terminated\n" if signum == signal.SIGTERM else "interrupted\n")
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
     return 128 + signum
 
 

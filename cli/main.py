@@ -354,10 +354,10 @@ def run() -> None:
     try:
         app()
     except KeyboardInterrupt as exc:
-        code = interrupted(signal_of(exc))
+        code = interrupted(signal_of(exc), again=False)
     except SystemExit as exc:
         signum = received()
-        code = interrupted(signum) if signum is not None else exc.code
+        code = interrupted(signum, again=False) if signum is not None else exc.code
     except MrcPlanError as exc:  # outside any command: standard output failing under --help
         report_failure(exc)
         code = exit_code_for(exc)

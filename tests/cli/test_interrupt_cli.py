@@ -80,3 +80,30 @@ setattr({module}, {name!r}, boom)
 """
     )
     check(done, 143, "terminated")
+
+
+def test_in_process_each_interrupt_is_said_and_the_handlers_stay(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """handle_errors used in-process (tests, the fuzzer): every interrupt is reported with
+    its code, and the process's signal handlers are as they were (a later Ctrl-C works)."""
+    import signal
+
+    import typer
+
+    from mrc_plan_cli.errors import Terminated, handle_errors
+
+    raised: list[BaseException] = []
+
+    @handle_errors
+    def command() -> None:
+        raise raised[-1]
+
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    for exc, code in ((KeyboardInterrupt(), 130), (Terminated(), 143), (KeyboardInterrupt(), 130)):
+        raised.append(exc)
+        with pytest.raises(typer.Exit) as exit_:
+            command()
+        assert exit_.value.exit_code == code
+        assert capsys.readouterr().err == ("terminated\n" if code == 143 else "interrupted\n")
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
