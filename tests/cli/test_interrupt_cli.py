@@ -83,7 +83,7 @@ setattr({module}, {name!r}, boom)
 
 
 def test_in_process_each_interrupt_is_said_and_the_handlers_stay(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """handle_errors used in-process (tests, the fuzzer): every interrupt is reported with
     its code, and the process's signal handlers are as they were (a later Ctrl-C works)."""
@@ -91,8 +91,11 @@ def test_in_process_each_interrupt_is_said_and_the_handlers_stay(
 
     import typer
 
+    import mrc_plan_cli.errors
     from mrc_plan_cli.errors import Terminated, handle_errors
 
+    stops: list[None] = []  # not the real one: it would end the test session's JVM
+    monkeypatch.setattr(mrc_plan_cli.errors, "_stop_spark", lambda: stops.append(None))
     raised: list[BaseException] = []
 
     @handle_errors
@@ -107,3 +110,4 @@ def test_in_process_each_interrupt_is_said_and_the_handlers_stay(
         assert exit_.value.exit_code == code
         assert capsys.readouterr().err == ("terminated\n" if code == 143 else "interrupted\n")
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+    assert len(stops) == 3  # Spark stopped each time
