@@ -109,6 +109,7 @@ def test_root_option_widens_where_references_may_point(cli: Cli, repo: Path) -> 
     result = cli(["assign", "--inventory", INV, "--topics", topics, "--root", repo.parent])
     assert result.exit_code == 0, result.output
     # and still confines: the parent of the root is out of bounds
+    (repo / "sub").mkdir()
     _refused(cli, topics, "leads outside", extra=("--root", str(repo / "sub")))
 
 
