@@ -34,7 +34,8 @@ def score(
         ),
     ] = None,
     default_min_isr: Annotated[
-        int, typer.Option(min=1, help="min.insync.replicas for topics that set none.")
+        int,
+        typer.Option(min=1, max=2**31 - 1, help="min.insync.replicas for topics that set none."),
     ] = 1,
     format: Annotated[ScoreFormat, typer.Option(help="text (tables) or json.")] = ScoreFormat.TEXT,
     out: Annotated[

@@ -38,7 +38,9 @@ def synth(
             min=0.0, max=1.0, help="Fraction of partitions generated in breach of their policy."
         ),
     ] = 0.0,
-    seed: Annotated[int, typer.Option(help="Random seed: same seed, same files.")] = 0,
+    seed: Annotated[
+        int, typer.Option(min=0, max=2**63 - 1, help="Random seed: same seed, same files.")
+    ] = 0,
 ) -> None:
     """Generate a realistic synthetic cluster snapshot."""
     from placement.errors import UsageError

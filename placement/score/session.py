@@ -182,30 +182,37 @@ def _launch_jvm(options: dict[str, str], *, loopback: bool) -> None:
             os.close(log)
 
 
+_HELD = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextlib.contextmanager
 def _sigint_deferred() -> Any:
-    """Hold a SIGINT that arrives inside the block and raise it at the end."""
+    """Hold a SIGINT or SIGTERM that arrives inside the block and deliver it at the end,
+    to whatever handler was installed before (the CLI's turns it into its clean exit)."""
     if not _main_thread():
         yield
         return
     pending: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, _frame: pending.append(signum))
+    previous = {sig: signal.signal(sig, lambda signum, _f: pending.append(signum)) for sig in _HELD}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if pending:
-        raise KeyboardInterrupt
+        if signal.getsignal(pending[0]) in (signal.SIG_DFL, signal.SIG_IGN, None):
+            raise KeyboardInterrupt
+        signal.raise_signal(pending[0])
 
 
 def stop_jvm(grace: float = 5.0) -> None:
     """End every JVM this process started, with its process group: SIGTERM (Spark's
     shutdown hooks remove its temporary directories), then SIGKILL after ``grace`` seconds.
-    A second Ctrl-C meanwhile is ignored. Safe to call at any time, more than once."""
+    A second Ctrl-C or SIGTERM meanwhile is ignored. Safe to call at any time, more than once."""
     if not _JVMS:
         return
     _quiet_py4j()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in _HELD} if _main_thread() else {}
     try:
         while _JVMS:
             proc = _JVMS.pop()
@@ -221,8 +228,8 @@ def stop_jvm(grace: float = 5.0) -> None:
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     from pyspark import SparkContext
 
     SparkContext._gateway = None  # gone: a later build_session starts a new one
