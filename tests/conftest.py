@@ -60,6 +60,22 @@ def cli() -> Callable[..., Result]:
     return run_cli
 
 
+def _example_snapshot(out: Path) -> Path:
+    describe, inventory = EXAMPLES / "describe.txt", EXAMPLES / "inventory.json"
+    result = run_cli(
+        ["snapshot", "from-describe", describe, "--inventory", inventory, "--out", out]
+    )
+    assert result.exit_code == 0, result.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
+def example_snapshot() -> Callable[[Path], Path]:
+    """`example_snapshot(dir)` writes examples/describe.txt + examples/inventory.json as a
+    snapshot at ``dir`` (no partition sizes: describe output has none) and returns it."""
+    return _example_snapshot
+
+
 @pytest.fixture
 def policies(tmp_path: Path) -> Path:
     """A copy of examples/placement (valid) and examples/broken (invalid) in one directory."""

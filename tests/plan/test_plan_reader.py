@@ -108,21 +108,10 @@ def test_simulate_current_refuses_a_plan_for_another_cluster(
 
 
 def test_simulate_current_snapshot_refuses_a_plan_for_another_cluster(
-    cli: Cli, tmp_path: Path
+    cli: Cli, tmp_path: Path, example_snapshot: Callable[[Path], Path]
 ) -> None:
     snap = tmp_path / "snap"
-    r = cli(
-        [
-            "snapshot",
-            "from-describe",
-            EXAMPLES / "describe.txt",
-            "--inventory",
-            EXAMPLES / "inventory.json",
-            "--out",
-            snap,
-        ]
-    )
-    assert r.exit_code == 0, r.stderr
+    example_snapshot(snap)
     for kind in sorted(FOREIGN):
         text, line, named = FOREIGN[kind]
         path = tmp_path / "plan.json"

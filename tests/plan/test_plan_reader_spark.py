@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _bad_plans import BAD_PLANS, EXAMPLES, FOREIGN
+from _bad_plans import BAD_PLANS, FOREIGN
 from typer.testing import Result
 
 pytestmark = pytest.mark.spark
@@ -22,21 +22,12 @@ Cli = Callable[..., Result]
 
 
 @pytest.fixture(scope="module")
-def snapshot(tmp_path_factory: pytest.TempPathFactory, cli: Cli) -> Path:
+def snapshot(
+    tmp_path_factory: pytest.TempPathFactory, example_snapshot: Callable[[Path], Path]
+) -> Path:
     """examples/describe.txt + examples/inventory.json as a snapshot."""
     snap = tmp_path_factory.mktemp("plans") / "snap"
-    r = cli(
-        [
-            "snapshot",
-            "from-describe",
-            EXAMPLES / "describe.txt",
-            "--inventory",
-            EXAMPLES / "inventory.json",
-            "--out",
-            snap,
-        ]
-    )
-    assert r.exit_code == 0, r.stderr
+    example_snapshot(snap)
     return snap
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,24 +118,14 @@ def test_bars_show_the_most_changed_brokers_on_one_scale() -> None:
     assert lines[1].endswith("(+6)") and "████████" in lines[1]  # 16 is the top of the scale
 
 
-def test_bytes_to_move_are_unknown_without_sizes(spark: Any, tmp_path: Path) -> None:
+def test_bytes_to_move_are_unknown_without_sizes(
+    spark: Any, tmp_path: Path, example_snapshot: Callable[[Path], Path]
+) -> None:
     """A snapshot from describe output has no sizes: the text says unknown, never 0.0 GiB."""
     examples = Path(__file__).resolve().parents[2] / "examples"
     snap, plan = tmp_path / "snap", tmp_path / "plan.json"
     inventory = str(examples / "inventory.json")
-    r = runner.invoke(
-        app,
-        [
-            "snapshot",
-            "from-describe",
-            str(examples / "describe.txt"),
-            "--inventory",
-            inventory,
-            "--out",
-            str(snap),
-        ],
-    )
-    assert r.exit_code == 0, r.output
+    example_snapshot(snap)
     r = runner.invoke(
         app,
         [

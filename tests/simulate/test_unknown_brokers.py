@@ -142,20 +142,11 @@ def _agree(snapshot: Path, inventory: Path, default_min_isr: int) -> None:
 
 
 @pytest.mark.spark
-def test_score_and_simulate_agree_on_the_example(spark: Any, cli: Cli, tmp_path: Path) -> None:
+def test_score_and_simulate_agree_on_the_example(
+    spark: Any, tmp_path: Path, example_snapshot: Callable[[Path], Path]
+) -> None:
     snap = tmp_path / "snap"
-    r = cli(
-        [
-            "snapshot",
-            "from-describe",
-            EXAMPLES / "describe.txt",
-            "--inventory",
-            EXAMPLES / "inventory.json",
-            "--out",
-            snap,
-        ]
-    )
-    assert r.exit_code == 0, r.stderr
+    example_snapshot(snap)
     from placement.score.run import run_score
 
     # legacy-events has no policy; both its partitions live in us-east only
