@@ -10,6 +10,17 @@ import typer
 
 from .errors import handle_errors
 
+RootOption = Annotated[
+    Path | None,
+    typer.Option(
+        exists=True,
+        file_okay=False,
+        help="Directory that placement files named in --topics are resolved in and may "
+        "not leave. Default: the topics file's directory.",
+        show_default=False,
+    ),
+]
+
 UNITS = {
     "": 1,
     "B": 1,
@@ -65,15 +76,7 @@ def _ids(raw: str | None, flag: str) -> list[int]:
 def assign(
     inventory: Annotated[Path, typer.Option(help="Broker inventory (JSON, CSV or directory).")],
     topics: Annotated[Path, typer.Option(help="Topics file: the desired state and policies.")],
-    root: Annotated[
-        Path | None,
-        typer.Option(
-            exists=True,
-            file_okay=False,
-            help="Directory that placement files named in --topics are resolved in and may "
-            "not leave. Default: the topics file's directory.",
-        ),
-    ] = None,
+    root: RootOption = None,
     current: Annotated[
         Path | None,
         typer.Option(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from .assign import RootOption
 from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
 
 if TYPE_CHECKING:
@@ -70,16 +71,7 @@ def simulate(
             show_default=False,
         ),
     ] = None,
-    root: Annotated[
-        Path | None,
-        typer.Option(
-            exists=True,
-            file_okay=False,
-            help="Directory that placement files named in --topics are resolved in and may "
-            "not leave. Default: the topics file's directory.",
-            show_default=False,
-        ),
-    ] = None,
+    root: RootOption = None,
     plan: Annotated[
         Path | None,
         typer.Option(help="Apply this reassignment JSON first.", show_default=False),

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _sockets import is_loopback, listening_addresses
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -29,35 +30,6 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
         timeout=600,
         env=None if env is None else {**os.environ, **env},
     )
-
-
-def listening_addresses(pid: int) -> set[str]:
-    """The local addresses ``pid`` listens on (TCP, IPv4 and IPv6), from /proc."""
-    inodes = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        try:
-            target = os.readlink(fd)
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            inodes.add(target[8:-1])
-    found = set()
-    for table in ("tcp", "tcp6"):
-        for line in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
-            fields = line.split()
-            if fields[3] == "0A" and fields[9] in inodes:  # LISTEN
-                found.add(fields[1].rsplit(":", 1)[0])
-    return found
-
-
-def is_loopback(hex_address: str) -> bool:
-    """127.0.0.0/8, ::1 or ::ffff:127.x in /proc/net/tcp{,6} notation."""
-    if len(hex_address) == 8:
-        return hex_address.endswith("7F")  # little-endian: the first octet comes last
-    return hex_address in {
-        "00000000000000000000000001000000",
-        "0000000000000000FFFF00000100007F",
-    } or (hex_address.startswith("0000000000000000FFFF0000") and hex_address.endswith("7F"))
 
 
 def daemon_pids(state: Path) -> list[int]:

@@ -12,40 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _sockets import is_loopback, listening_addresses
 
 from placement.errors import UsageError
 from placement.score import session as spark_session
 
 MRC_PLAN = str(Path(sys.executable).parent / "mrc-plan")
-
-
-def listening_addresses(pid: int) -> set[str]:
-    """The local addresses (hex, as in /proc/net/tcp{,6}) on which ``pid`` listens."""
-    inodes = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        try:
-            target = os.readlink(fd)
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            inodes.add(target[8:-1])
-    found = set()
-    for table in ("tcp", "tcp6"):
-        for line in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
-            fields = line.split()
-            if fields[3] == "0A" and fields[9] in inodes:  # LISTEN
-                found.add(fields[1].rsplit(":", 1)[0])
-    return found
-
-
-def is_loopback(hex_address: str) -> bool:
-    """127.0.0.0/8 (the first octet comes last in /proc's little-endian words), ::1, or
-    ::ffff:127.x.y.z."""
-    if len(hex_address) == 8:
-        return hex_address.endswith("7F")
-    return hex_address == "00000000000000000000000001000000" or (
-        hex_address.startswith("0000000000000000FFFF0000") and hex_address.endswith("7F")
-    )
 
 
 @pytest.mark.spark
