@@ -208,7 +208,7 @@ def _kill_ours(pid: int, state_dir: Path, grace: float) -> bool:
     the process signalled, even if the pid is recycled meanwhile."""
     try:
         pidfd = os.pidfd_open(pid)
-    except OSError:
+    except (OSError, OverflowError):  # gone, or no pid at all (a number beyond C's int)
         return False
     try:
         if not _is_ours(pid, state_dir):

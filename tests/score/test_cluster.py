@@ -132,6 +132,20 @@ def test_stop_kills_only_the_daemons_it_started(
     assert not pid_file.exists()
 
 
+def test_stop_leaves_a_pid_file_beyond_any_pid(tmp_path: Path) -> None:
+    state = tmp_path / "cluster"
+    for d in (state, state / "pids", state / "logs"):
+        d.mkdir(mode=0o700)
+    pid_file = state / "pids" / "spark-mrc-plan-org.apache.spark.deploy.master.Master-1.pid"
+    fd = os.open(pid_file, os.O_WRONLY | os.O_CREAT, 0o644)
+    os.write(fd, b"99999999999999999999\n")  # was an OverflowError: exit 101
+    os.close(fd)
+    stopped = run("spark-local-cluster", "stop", "--dir", str(state))
+    assert stopped.returncode == 0, stopped.stderr
+    assert "99999999999999999999" in stopped.stderr  # says what it left alone
+    assert not pid_file.exists()
+
+
 def hostile_states(tmp_path: Path) -> dict[str, Path]:
     """State directories someone else could have prepared, each with a link to ``victim``."""
     victim = tmp_path / "victim"
