@@ -172,3 +172,19 @@ def test_sigterm_while_score_runs(snapshot: tuple[Path, Path], tmp_path: Path) -
     assert "Traceback" not in stderr, stderr
     assert "terminated" in stderr
     assert not left, f"left behind: {[Path(f'/proc/{p}/cmdline').read_bytes()[:80] for p in left]}"
+
+
+def test_an_ignored_signal_stays_ignored_while_the_jvm_is_recorded() -> None:
+    """nohup or a background job: SIGINT and SIGTERM are ignored; holding them while the JVM
+    starts must not turn one into an interrupt (it was a KeyboardInterrupt)."""
+    from placement.score.session import _sigint_deferred
+
+    before = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with _sigint_deferred():
+            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(signal.SIGTERM)
+        assert all(signal.getsignal(s) is signal.SIG_IGN for s in before)
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)

@@ -188,12 +188,14 @@ _HELD = (signal.SIGINT, signal.SIGTERM)
 @contextlib.contextmanager
 def _sigint_deferred() -> Any:
     """Hold a SIGINT or SIGTERM that arrives inside the block and deliver it at the end,
-    to whatever handler was installed before (the CLI's turns it into its clean exit)."""
+    to whatever handler was installed before (the CLI's turns it into its clean exit). A
+    signal the parent set to be ignored (nohup, a background job) stays ignored."""
     if not _main_thread():
         yield
         return
     pending: list[int] = []
-    previous = {sig: signal.signal(sig, lambda signum, _f: pending.append(signum)) for sig in _HELD}
+    held = [sig for sig in _HELD if signal.getsignal(sig) is not signal.SIG_IGN]
+    previous = {sig: signal.signal(sig, lambda signum, _f: pending.append(signum)) for sig in held}
     try:
         yield
     finally:
