@@ -368,8 +368,11 @@ class Outputs:
         self, out: Output, st: os.stat_result | None, refuse: Callable[..., UsageError]
     ) -> None:
         target = out.target
-        cwd = Path.cwd().resolve()
-        if target == cwd or target in cwd.parents:
+        try:
+            cwd = Path.cwd().resolve()
+        except OSError:  # the current directory was removed: there is none to hold
+            cwd = None
+        if cwd is not None and (target == cwd or target in cwd.parents):
             raise refuse(
                 "is the current directory or holds it: not overwriting it",
                 "name a new or empty directory",

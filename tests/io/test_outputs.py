@@ -235,3 +235,14 @@ def test_temporary_names_fit_and_are_recognised(tmp_path: Path) -> None:
     leftover.write_text("")
     write_atomic(tmp_path / long, "y")
     assert not leftover.exists()
+
+
+def test_a_removed_current_directory_is_no_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    write_dir_atomic(tmp_path / "d", {"m": "1"}, marker="m")
+    assert (tmp_path / "d" / "m").read_text() == "1"
