@@ -233,15 +233,13 @@ def assign(
         )
         # each output holds this run's result, or no file at all (never an older plan)
         text = render_reassignment(outcome.plan) if outcome.plan else None
-        if text is not None and out is None and out_dir is None:
-            sys.stdout.write(text)  # with --out-dir, the batches are the output
         if plan_out is not None:
             if text is not None:
                 plan_out.write(text)
             else:
                 plan_out.nothing()
         if rollback_out is not None:
-            if outcome.plan and outcome.rollback:
+            if outcome.rollback:  # the partitions the plan changes that exist already
                 rollback_out.write(render_reassignment(outcome.rollback))
             else:
                 rollback_out.nothing()
@@ -275,6 +273,9 @@ def assign(
                 raise PlanCheckError(problems)
             dir_out.files(render_files(batches, rate))
         written = outputs.commit()
+    if text is not None and out is None and out_dir is None:
+        # after the files: a plan is never printed when its rollback could not be written
+        sys.stdout.write(text)  # with --out-dir, the batches are the output
     summarize(outcome)
     report(outputs, written)
     if batches is not None and out_dir is not None:

@@ -295,6 +295,23 @@ def test_a_failure_while_committing_restores_every_output(
     assert hidden(tmp_path) == []
 
 
+def test_a_plan_on_stdout_is_not_printed_when_its_rollback_fails(
+    cli: Cli, current: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rollback = tmp_path / "rollback.json"
+    replace = os.replace
+
+    def failing(src: str | Path, dst: str | Path, **kw: object) -> None:
+        if Path(dst) == rollback:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(dst))
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing)
+    r = cli([*ASSIGN, "--current", current, "--drain", "4", "--rollback", rollback])
+    usage_error(r, str(rollback), "Read-only file system")
+    assert r.stdout == "" and not rollback.exists()
+
+
 # -- I/O failures: exit 2 naming the path ---------------------------------------------
 
 
