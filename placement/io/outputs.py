@@ -182,7 +182,6 @@ class Output:
     recognise: Callable[[Path], bool] | None = None
     tmp: Path | None = None
     state: Literal["pending", "written", "nothing"] = "pending"
-    existed: bool = False
 
     def _tmp(self) -> Path:
         if self.tmp is None:
@@ -206,8 +205,15 @@ class Output:
         """Write a file output in pieces (a stream too big to hold)."""
         if self.kind != "file":
             raise TypeError(f"{self.flag} is a directory output")
+        with self._writing(self._tmp()) as writer:
+            yield writer
+        self.state = "written"
+
+    @contextlib.contextmanager
+    def _writing(self, path: Path, *, create: bool = False) -> Iterator[Writable]:
+        """``path`` (staged) open for writing; opening or closing it fails as this output."""
         try:
-            writer = _Writer(self._tmp())
+            writer = _Writer(path, create=create)
         except OSError as exc:
             raise self.error(exc) from None
         try:
@@ -217,7 +223,6 @@ class Output:
                 writer.close()
             except OSError as exc:
                 raise self.error(exc) from None
-        self.state = "written"
 
     def files(self, contents: Mapping[str, str | bytes]) -> None:
         """The files of a directory output (name -> content)."""
@@ -228,11 +233,8 @@ class Output:
             if Path(name).name != name or name in (".", ".."):
                 raise ValueError(f"not a plain file name: {name!r}")
             try:
-                writer = _Writer(tmp / name, create=True)
-                try:
+                with self._writing(tmp / name, create=True) as writer:
                     writer.write(data.encode("utf-8") if isinstance(data, str) else data)
-                finally:
-                    writer.close()
             except OSError as exc:
                 raise self.error(exc) from None
         self.state = "written"
@@ -313,8 +315,6 @@ class Outputs:
         def refuse(reason: str, hint: str = "") -> UsageError:
             return UsageError(f"{flag} {given}: {reason}", hint)
 
-        if str(given) == "":
-            raise refuse("an empty path")
         try:
             target = Path(os.path.realpath(given))
         except OSError as exc:  # e.g. a symbolic link loop
@@ -349,7 +349,6 @@ class Outputs:
             st = None
         except OSError as exc:
             raise refuse(_reason(exc)) from None
-        out.existed = st is not None
         if st is not None and kind == "file":
             if stat.S_ISDIR(st.st_mode):
                 raise refuse("is a directory", "name a file in it")
@@ -536,11 +535,8 @@ class Outputs:
 
     def _abort(self) -> None:
         for out in self.outputs:
-            if out.tmp is not None:
-                _STAGED.pop(out.tmp, None)
-                with contextlib.suppress(OSError):
-                    _remove(out.tmp)
-                out.tmp = None
+            with contextlib.suppress(OSError):
+                _unstage(out, remove=True)
 
     # -- commit -------------------------------------------------------------------------
 
@@ -577,10 +573,6 @@ class Outputs:
                     _remove(step.backup)
         for parent in {out.target.parent for out in self.outputs}:
             _fsync_dir(parent)
-        for out in self.outputs:
-            if out.tmp is not None:
-                _STAGED.pop(out.tmp, None)
-                out.tmp = None
         return outcomes
 
     @staticmethod
@@ -609,15 +601,11 @@ class Outputs:
                 os.rename(out.target, step.backup)
             os.rename(tmp, out.target)
         step.placed = True
-        _STAGED.pop(tmp, None)
-        out.tmp = None
+        _unstage(out, remove=False)
 
     def _clear(self, step: _Step) -> Action:
         out = step.out
-        if out.tmp is not None:
-            _STAGED.pop(out.tmp, None)
-            _remove(out.tmp)
-            out.tmp = None
+        _unstage(out, remove=True)
         try:
             st = os.lstat(out.target)
         except FileNotFoundError:
@@ -650,6 +638,15 @@ class Outputs:
             else:
                 os.rename(step.backup, out.target)
         step.backup = None
+
+
+def _unstage(out: Output, *, remove: bool) -> None:
+    """``out`` has no staged file any more (``remove``: delete what is at its name)."""
+    if out.tmp is not None:
+        _STAGED.pop(out.tmp, None)
+        if remove:
+            _remove(out.tmp)
+        out.tmp = None
 
 
 def staged_output(path: str | Path) -> Output | None:
