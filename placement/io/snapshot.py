@@ -171,29 +171,30 @@ def verify_parquet_files(path: Path, name: str) -> None:
     if not files:
         raise InputError(str(path), f"the {name} table holds no Parquet file")
     for f in files:
-        try:
-            with open(f, "rb") as fh:  # a file object: pyarrow cannot open a non-UTF-8 path
-                pq.ParquetFile(fh).schema_arrow  # noqa: B018 - reads and checks the footer
-        except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
-            raise InputError(
-                str(f),
-                f"not a readable Parquet file ({name} table): {_reason(exc)}",
-                "the file is truncated or corrupt: write the snapshot again",
-            ) from None
+        # a file object: pyarrow cannot open a path that is not UTF-8
+        with _unreadable(f, f"not a readable Parquet file ({name} table)"), open(f, "rb") as fh:
+            pq.ParquetFile(fh).schema_arrow  # noqa: B018 - reads and checks the footer
+
+
+@contextlib.contextmanager
+def _unreadable(f: Path, message: str) -> Iterator[None]:
+    """A file that cannot be opened or that pyarrow cannot read is an `InputError` naming
+    it: ``message``, then the reason."""
+    try:
+        yield
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
+        raise InputError(
+            str(f),
+            f"{message}: {_reason(exc)}",
+            "the file is truncated or corrupt: write the snapshot again",
+        ) from None
 
 
 def _read_file(f: Path, name: str) -> pa.Table:
     """One file of table ``name``, conformed to the schema. Opened here and handed to
     pyarrow as a file object: pyarrow cannot open a path that is not UTF-8."""
-    try:
-        with open(f, "rb") as fh:
-            table = pajson.read_json(fh) if f.suffix == ".jsonl" else pq.read_table(fh)
-    except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
-        raise InputError(
-            str(f),
-            f"cannot read the {name} table: {_reason(exc)}",
-            "the file is truncated or corrupt: write the snapshot again",
-        ) from None
+    with _unreadable(f, f"cannot read the {name} table"), open(f, "rb") as fh:
+        table = pajson.read_json(fh) if f.suffix == ".jsonl" else pq.read_table(fh)
     return conform(table, name, str(f))
 
 
@@ -325,29 +326,22 @@ def verify_partitions(root: str | Path) -> None:
     wanted = [f.name for f in PARTITIONS]
     for f in parquet_files(path):
         offset = 0
-        try:
-            # a file object: pyarrow cannot open a path that is not UTF-8
-            with open(f, "rb") as fh:
-                pf = pq.ParquetFile(fh)
-                columns = [c for c in wanted if c in pf.schema_arrow.names]
-                for batch in pf.iter_batches(batch_size=PARTITION_BATCH_ROWS, columns=columns):
-                    table = conform(pa.Table.from_batches([batch]), "partitions", str(f))
-                    check_rows(table, "partitions", str(f), row_offset=offset, unique=False)
-                    topics = pc.dictionary_encode(table.column("topic")).combine_chunks()
-                    local = np.array(
-                        [codes.setdefault(t, len(codes)) for t in topics.dictionary.to_pylist()],
-                        dtype=np.int64,
-                    )
-                    idx = np.asarray(topics.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
-                    part = table.column("partition").to_numpy().astype(np.int64)
-                    keys.append(local[idx] * 2**31 + part)
-                    offset += table.num_rows
-        except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
-            raise InputError(
-                str(f),
-                f"cannot read the partitions table: {_reason(exc)}",
-                "the file is truncated or corrupt: write the snapshot again",
-            ) from None
+        # a file object: pyarrow cannot open a path that is not UTF-8
+        with _unreadable(f, "cannot read the partitions table"), open(f, "rb") as fh:
+            pf = pq.ParquetFile(fh)
+            columns = [c for c in wanted if c in pf.schema_arrow.names]
+            for batch in pf.iter_batches(batch_size=PARTITION_BATCH_ROWS, columns=columns):
+                table = conform(pa.Table.from_batches([batch]), "partitions", str(f))
+                check_rows(table, "partitions", str(f), row_offset=offset, unique=False)
+                topics = pc.dictionary_encode(table.column("topic")).combine_chunks()
+                local = np.array(
+                    [codes.setdefault(t, len(codes)) for t in topics.dictionary.to_pylist()],
+                    dtype=np.int64,
+                )
+                idx = np.asarray(topics.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+                part = table.column("partition").to_numpy().astype(np.int64)
+                keys.append(local[idx] * 2**31 + part)
+                offset += table.num_rows
     if not keys:
         return
     key = np.concatenate(keys)
