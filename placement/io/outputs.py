@@ -564,7 +564,9 @@ class Outputs:
             self._abort()
             self._done = True
             if isinstance(exc, OSError) and current is not None:
-                raise current.error(exc, "cannot put it in place") from None
+                writing = current.state == "written"
+                doing = "cannot put it in place" if writing else "cannot remove the stale file"
+                raise current.error(exc, doing) from None
             raise
         self._done = True
         for step in steps:

@@ -295,6 +295,24 @@ def test_a_failure_while_committing_restores_every_output(
     assert hidden(tmp_path) == []
 
 
+def test_a_stale_file_that_cannot_be_removed_is_named_and_kept(
+    cli: Cli, current: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stale = tmp_path / "plan.json"
+    stale.write_text("old plan")
+    rename = os.rename
+
+    def failing(src: str | Path, dst: str | Path, **kw: object) -> None:
+        if Path(src) == stale:
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES), str(src))
+        rename(src, dst)
+
+    monkeypatch.setattr(os, "rename", failing)
+    r = cli([*ASSIGN, "--current", current, "--out", stale])
+    usage_error(r, "--out", str(stale), "cannot remove the stale file", "Permission denied")
+    assert stale.read_text() == "old plan" and hidden(tmp_path) == []
+
+
 def test_a_plan_on_stdout_is_not_printed_when_its_rollback_fails(
     cli: Cli, current: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
