@@ -77,6 +77,8 @@ def conform(table: pa.Table, name: str, source: str) -> pa.Table:
     schema = SCHEMAS[name]
     columns = []
     for f in schema:
+        if table.column_names.count(f.name) > 1:  # pyarrow cannot pick one: a KeyError
+            raise InputError(source, f"{name}: column {f.name!r} appears more than once")
         if f.name not in table.column_names:
             if f.name in OPTIONAL:
                 columns.append(pa.nulls(table.num_rows, f.type))

@@ -140,3 +140,21 @@ def test_spark_path_scan_names_file_and_row_and_finds_duplicates_across_files(
     with pytest.raises(InputError, match=r"null broker id \(row 6\)") as err:
         verify_partitions(snap)
     assert err.value.path == str(part)
+
+
+def test_a_column_written_twice_is_refused(parquet_snapshot: Path, tmp_path: Path) -> None:
+    """Both readers (the Spark path's scan, the in-process read): exit 2 naming the file, not
+    pyarrow's KeyError (exit 101)."""
+    import pyarrow.parquet as pq
+
+    from placement.io.snapshot import verify_partitions
+
+    snap = tmp_path / "snap"
+    shutil.copytree(parquet_snapshot, snap)
+    part = _part_file(snap)
+    table = pq.read_table(part)
+    pq.write_table(table.append_column("partition", table.column("partition")), part)
+    for read in (verify_partitions, read_snapshot):
+        with pytest.raises(InputError) as err:
+            read(snap)
+        assert err.value.path == str(part)
