@@ -121,12 +121,15 @@ def _start_daemon(state_dir: Path, cls: str, *args: str) -> None:
 
 
 def _alive_workers(web_url: str) -> int:
+    """How many workers the master's web UI says are alive; 0 while it is not up, or when
+    what answers on its port is not Spark's JSON (another local user may hold the port)."""
     try:
         with urllib.request.urlopen(f"{web_url}/json/", timeout=2) as resp:
-            count: int = json.load(resp).get("aliveworkers", 0)
-            return count
-    except OSError:
+            status = json.load(resp)
+    except (OSError, ValueError, RecursionError):
         return 0
+    count = status.get("aliveworkers") if isinstance(status, dict) else None
+    return count if type(count) is int else 0
 
 
 def start(

@@ -146,6 +146,36 @@ def test_stop_leaves_a_pid_file_beyond_any_pid(tmp_path: Path) -> None:
     assert not pid_file.exists()
 
 
+def test_start_counts_workers_only_from_sparks_answer() -> None:
+    """What answers on the master's web port may not be Spark (another local user can take
+    the port): an answer that is not its JSON counts no worker (was a crash, exit 101)."""
+    import http.server
+    import threading
+
+    from placement.score.localcluster import _alive_workers
+
+    bodies = [b"<html>", b"[1]", b'{"aliveworkers": "2"}', b"[" * 100_000, b'{"aliveworkers": 1}']
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = bodies.pop(0)
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    with http.server.HTTPServer(("127.0.0.1", 0), Handler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        try:
+            assert [_alive_workers(url) for _ in range(5)] == [0, 0, 0, 0, 1]
+        finally:
+            server.shutdown()
+
+
 def hostile_states(tmp_path: Path) -> dict[str, Path]:
     """State directories someone else could have prepared, each with a link to ``victim``."""
     victim = tmp_path / "victim"
