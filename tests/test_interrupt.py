@@ -188,3 +188,25 @@ def test_an_ignored_signal_stays_ignored_while_the_jvm_is_recorded() -> None:
     finally:
         for s, handler in before.items():
             signal.signal(s, handler)
+
+
+def test_stop_jvm_ends_the_group_and_forgets_the_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `sleep` stands in for the JVM (no Spark starts): its process group ends, and pyspark
+    keeps no session of it, so that a later build_session starts a new JVM instead of
+    returning the dead one."""
+    pytest.importorskip("pyspark")
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    from placement.score import session
+
+    child = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    monkeypatch.setattr(session, "_JVMS", [child])
+    for name in ("_gateway", "_jvm", "_active_spark_context"):
+        monkeypatch.setattr(SparkContext, name, object())
+    for name in ("_instantiatedSession", "_activeSession"):
+        monkeypatch.setattr(SparkSession, name, object())
+    session.stop_jvm(grace=10)
+    assert child.returncode is not None and not session._JVMS
+    assert SparkContext._gateway is None and SparkSession._instantiatedSession is None
+    assert SparkSession._activeSession is None

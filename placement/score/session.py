@@ -233,10 +233,13 @@ def stop_jvm(grace: float = 5.0) -> None:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     from pyspark import SparkContext
+    from pyspark.sql import SparkSession
 
     SparkContext._gateway = None  # gone: a later build_session starts a new one
     SparkContext._jvm = None
     SparkContext._active_spark_context = None
+    SparkSession._instantiatedSession = None  # else getOrCreate returns the dead session
+    SparkSession._activeSession = None
 
 
 class _Py4JRootRecords(logging.Filter):
