@@ -321,7 +321,12 @@ def open_private(
 def read_private(path: Path, *, secret: bool = True) -> str:
     fd = open_private(path, os.O_RDONLY, secret=secret)
     with open(fd, encoding="utf-8") as f:
-        return f.read()
+        try:
+            return f.read()
+        except UnicodeDecodeError:
+            raise UsageError(
+                f"{path}: not UTF-8 text", "remove it; mrc-plan writes it again"
+            ) from None
 
 
 def write_private(path: Path, text: str) -> None:

@@ -140,9 +140,14 @@ def test_stop_leaves_a_pid_file_beyond_any_pid(tmp_path: Path) -> None:
     fd = os.open(pid_file, os.O_WRONLY | os.O_CREAT, 0o644)
     os.write(fd, b"99999999999999999999\n")  # was an OverflowError: exit 101
     os.close(fd)
+    worker = state / "pids" / "spark-mrc-plan-org.apache.spark.deploy.worker.Worker-1.pid"
+    fd = os.open(worker, os.O_WRONLY | os.O_CREAT, 0o644)
+    os.write(fd, b"\xff\xfe1\n")  # not text: was a UnicodeDecodeError, exit 101
+    os.close(fd)
     stopped = run("spark-local-cluster", "stop", "--dir", str(state))
     assert stopped.returncode == 0, stopped.stderr
     assert "99999999999999999999" in stopped.stderr  # says what it left alone
+    assert str(worker) in stopped.stderr
     assert not pid_file.exists()
 
 

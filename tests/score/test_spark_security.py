@@ -157,6 +157,18 @@ def test_a_secret_file_must_be_private(
         spark_session.cluster_secret("spark://127.0.0.1:7077")
 
 
+def test_a_secret_file_that_is_not_text_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"\xffs3cr3t\n")  # was a UnicodeDecodeError: exit 101
+    os.chmod(secret, 0o600)
+    monkeypatch.setenv(spark_session.SECRET_FILE_ENV, str(secret))
+    with pytest.raises(UsageError, match="UTF-8") as err:
+        spark_session.cluster_secret("spark://127.0.0.1:7077")
+    assert str(secret) in err.value.message
+
+
 def test_no_secret_is_looked_up_for_a_remote_master(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(spark_session.SECRET_FILE_ENV, raising=False)
     assert spark_session.cluster_secret("spark://10.0.0.1:7077") is None
