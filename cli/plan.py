@@ -122,7 +122,11 @@ def show(
     that send and receive, and the ETA under the throttle."""
     from placement.errors import InputError
 
-    if path.is_dir():
+    try:
+        is_dir = path.is_dir()
+    except OSError:  # a name too long, a parent not searchable: the reader names it
+        is_dir = False
+    if is_dir:
         summary_path = path / "summary.json"
         if not summary_path.is_file():
             raise InputError(

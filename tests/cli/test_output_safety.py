@@ -355,6 +355,11 @@ def test_a_name_too_long_is_exit_2(cli: Cli, tmp_path: Path) -> None:
     assert fits.is_file() and hidden(tmp_path) == []
 
 
+def test_plan_show_of_a_name_too_long_is_exit_2(cli: Cli, tmp_path: Path) -> None:
+    path = tmp_path / ("p" * 300 + ".json")
+    usage_error(cli(["plan", "show", path]), str(path), "too long")
+
+
 def test_a_full_disk_is_exit_2_and_leaves_the_old_file(
     cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
