@@ -41,6 +41,12 @@ PID_DIGITS = 10  # room kept in a temporary name for any pid
 PATH_MAX = 4096
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
+# the marker every snapshot carries (placement.io.snapshot writes it)
+SNAPSHOT_MARKER = "_mrc-plan-snapshot.json"
+# what readers pick up from a directory input: validate (*.json, *.properties), a
+# directory inventory (*.properties)
+READ_FROM_DIRECTORIES = frozenset({".json", ".properties"})
+
 Kind = Literal["file", "dir"]
 Action = Literal["wrote", "removed", "absent"]
 
@@ -418,6 +424,8 @@ class Outputs:
                 f"holds the input {in_flag} {in_path}: replacing it would destroy the input",
                 "write to another directory",
             )
+        if real in out.target.parents and real.is_dir():
+            Outputs._check_inside_input_dir(out, in_flag, in_path, real, st, refuse)
         if st is not None and stat.S_ISREG(st.st_mode):
             try:
                 ist = os.stat(in_path)
@@ -429,6 +437,31 @@ class Outputs:
                     "writing it would destroy the input",
                     "write to another path",
                 )
+
+    @staticmethod
+    def _check_inside_input_dir(
+        out: Output,
+        in_flag: str,
+        in_path: Path,
+        real: Path,
+        st: os.stat_result | None,
+        refuse: Callable[..., UsageError],
+    ) -> None:
+        """An output inside a directory the command reads. A snapshot is read whole, so
+        nothing may be written into it; elsewhere, an existing file of a kind the readers
+        pick up from a directory (policies, properties) is one of this run's inputs."""
+        if (real / SNAPSHOT_MARKER).exists() or (real / "partitions").is_dir():
+            raise refuse(
+                f"is inside the snapshot {in_flag} {in_path}: writing there would change "
+                "the snapshot",
+                "write outside the snapshot directory",
+            )
+        if st is not None and out.target.suffix.lower() in READ_FROM_DIRECTORIES:
+            raise refuse(
+                f"is one of the files read from the input {in_flag} {in_path}: writing it "
+                "would destroy an input",
+                "write to a path outside that directory, or with another suffix",
+            )
 
     @staticmethod
     def _check_pair(

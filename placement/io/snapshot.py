@@ -19,7 +19,7 @@ import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
 from placement.errors import InputError
-from placement.io.outputs import Output, Outputs
+from placement.io.outputs import SNAPSHOT_MARKER, Output, Outputs
 
 BROKERS = pa.schema(
     [
@@ -367,7 +367,6 @@ def read_snapshot(root: str | Path) -> Snapshot:
 
 
 # every snapshot mrc-plan writes holds this file: `--out` replaces only such a directory
-SNAPSHOT_MARKER = "_mrc-plan-snapshot.json"
 _MARKER_TEXT = '{"written_by": "mrc-plan", "tables": ["brokers", "topics", "partitions"]}\n'
 
 

@@ -428,3 +428,28 @@ def test_a_snapshot_moved_aside_by_a_killed_run_is_put_back(cli: Cli, tmp_path: 
     assert "restored" in r.stderr or snap.is_dir()
     assert snap.is_dir() and not aside.exists()
     assert (snap / "_mrc-plan-snapshot.json").is_file()
+
+
+def test_an_output_inside_an_input_directory_never_replaces_what_is_read(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """A snapshot is read whole: nothing is written into it. A policy or properties file
+    inside a directory that is read is an input too. Other outputs there are fine."""
+    snap = tmp_path / "snap"
+    assert cli(synth_args(snap)).exit_code == 0
+    table = snap / "brokers.parquet"
+    before = table.read_bytes()
+    usage_error(cli(["snapshot", "export", snap, "--out", table]), "inside the snapshot")
+    usage_error(cli(["snapshot", "export", snap, "--out", snap / "new.json"]), "snapshot")
+    assert table.read_bytes() == before and not (snap / "new.json").exists()
+
+    policies = tmp_path / "policies"
+    policies.mkdir()
+    policy = policies / "orders.json"
+    policy.write_bytes((EXAMPLES / "placement" / "orders.json").read_bytes())
+    text = policy.read_bytes()
+    usage_error(cli(["validate", policies, "-o", policy]), "read from the input")
+    assert policy.read_bytes() == text
+    r = cli(["validate", policies, "--format", "sarif", "-o", policies / "report.sarif"])
+    assert r.exit_code == 0, r.output
+    assert (policies / "report.sarif").is_file()
