@@ -145,13 +145,32 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(exit_code_for(exc)) from None
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated)
             raise typer.Exit(interrupted(signal_of(exc))) from None
-        except Exception as exc:
+        except OSError as exc:
+            if exc.filename is None:  # not about a file the user named: a bug
+                raise typer.Exit(_bug(exc)) from None
+            # a file the system would not let us use (a name too long, a loop of links,
+            # permissions): readers turn the usual ones into InputError, this is the rest
+            name = exc.filename
+            failure = UsageError(
+                f"{os.fsdecode(name) if isinstance(name, str | bytes) else name}: "
+                f"{exc.strerror or exc}",
+                "check the path and that it can be read (or written)",
+            )
             if debug():
                 traceback.print_exc()
-            else:
-                from placement.diagnostics.escape import escape  # on one line, like the rest
-
-                sys.stderr.write(f"{BUG_MESSAGE}\n({type(exc).__name__}: {escape(str(exc))})\n")
-            raise typer.Exit(EXIT_BUG) from None
+            report_failure(failure)
+            raise typer.Exit(exit_code_for(failure)) from None
+        except Exception as exc:
+            raise typer.Exit(_bug(exc)) from None
 
     return wrapper
+
+
+def _bug(exc: Exception) -> int:
+    if debug():
+        traceback.print_exc()
+    else:
+        from placement.diagnostics.escape import escape  # on one line, like the rest
+
+        sys.stderr.write(f"{BUG_MESSAGE}\n({type(exc).__name__}: {escape(str(exc))})\n")
+    return EXIT_BUG
