@@ -83,6 +83,7 @@ def build_session(master: str | None = None, *, rows: int = 0, app: str = "mrc-p
     from pyspark.sql import SparkSession
 
     chosen = resolve_master(master)
+    loopback = chosen is not None and (is_local(chosen) or on_loopback(chosen))
     options = {"spark.app.name": app}
     if chosen is not None:  # not under spark-submit, whose JVM is already up
         options |= {
@@ -90,7 +91,7 @@ def build_session(master: str | None = None, *, rows: int = 0, app: str = "mrc-p
             "spark.driver.extraJavaOptions": JVM_OPTIONS,
             "spark.executor.extraJavaOptions": JVM_OPTIONS,
         }
-        if is_local(chosen) or on_loopback(chosen):
+        if loopback:
             options |= {"spark.driver.host": LOOPBACK, "spark.driver.bindAddress": LOOPBACK}
         if is_local(chosen):
             options["spark.authenticate"] = "true"  # Spark makes the secret, for this run only
@@ -106,8 +107,8 @@ def build_session(master: str | None = None, *, rows: int = 0, app: str = "mrc-p
     interrupt = signal.getsignal(signal.SIGINT) if _main_thread() else None
     launching = SparkContext._gateway is None and chosen is not None
     try:
-        if launching and chosen is not None:
-            _launch_jvm(options, loopback=is_local(chosen) or on_loopback(chosen))
+        if launching:
+            _launch_jvm(options, loopback=loopback)
         builder = SparkSession.builder
         for key, value in options.items():
             builder = builder.config(key, value)
