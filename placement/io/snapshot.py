@@ -414,8 +414,8 @@ def write_snapshot_files(
     with _naming(part), open(part, "xb") as fh:
         pq.write_table(conformed, fh, row_group_size=row_group_rows, compression="zstd")
     marker = directory / SNAPSHOT_MARKER
-    with _naming(marker):
-        marker.write_text(_MARKER_TEXT, encoding="utf-8")
+    with _naming(marker), open(marker, "x", encoding="utf-8") as fh:  # as the tables: no link
+        fh.write(_MARKER_TEXT)
 
 
 @contextlib.contextmanager

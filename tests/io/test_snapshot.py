@@ -111,3 +111,18 @@ def test_sizes_csv_errors(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         read_sizes(bad)
     assert err.value.line == 2
+
+
+def test_the_marker_is_not_written_through_a_link(tmp_path: Path) -> None:
+    """Every file of a snapshot is created new in its staged directory: a link planted
+    there (a directory others could write to) is not followed."""
+    from placement.io.snapshot import SNAPSHOT_MARKER, write_snapshot_files
+
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    (staged / SNAPSHOT_MARKER).symlink_to(victim)
+    with pytest.raises(FileExistsError):
+        write_snapshot_files(staged, read_snapshot(_small(tmp_path)))
+    assert victim.read_text() == "precious\n"
