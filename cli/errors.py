@@ -12,7 +12,7 @@ from typing import ParamSpec, TypeVar
 
 import typer
 
-from placement.errors import InputError, MrcPlanError, NoSolutionError, UsageError
+from placement.errors import InputError, MrcPlanError, NoSolutionError, UsageError, debug
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -51,10 +51,6 @@ def exit_code_for(exc: MrcPlanError) -> int:
         if isinstance(exc, cls):
             return code
     return EXIT_BUG
-
-
-def debug() -> bool:
-    return os.environ.get("MRC_PLAN_DEBUG", "") not in ("", "0")
 
 
 def report_failure(exc: MrcPlanError) -> None:

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
+
+def debug() -> bool:
+    """MRC_PLAN_DEBUG=1 (anything but empty or 0): tracebacks and the JVM's own output."""
+    return os.environ.get("MRC_PLAN_DEBUG", "") not in ("", "0")
+
 
 class MrcPlanError(Exception):
     """Base class: ``message`` says what went wrong, ``hint`` what to do about it."""

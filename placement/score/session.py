@@ -38,7 +38,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from placement.errors import UsageError
+from placement.errors import UsageError, debug
 
 
 def resolve_master(master: str | None) -> str | None:
@@ -71,10 +71,6 @@ def on_loopback(master: str) -> bool:
 def shuffle_partitions(rows: int, cores: int) -> int:
     """About one shuffle partition per million rows, at least the cores, at most 200."""
     return max(cores, min(200, rows // 1_000_000 + 1))
-
-
-def debug() -> bool:
-    return os.environ.get("MRC_PLAN_DEBUG", "") not in ("", "0")
 
 
 def build_session(master: str | None = None, *, rows: int = 0, app: str = "mrc-plan") -> Any:
