@@ -163,9 +163,16 @@ def render(report: Any, bars: int = 20) -> None:
         [_gib(p.cross_rack_bytes, p.bytes_unknown_partitions) for p in plans],
     )
     row("violations", f"{base.violations:,}", [f"{p.violations_after:,}" for p in plans])
+    unsized = report.snapshot.partitions_without_size
     for metric, unit, suffix in (("replicas", 1, ""), ("leaders", 1, ""), ("bytes", 2**30, " GiB")):
+        label = f"{metric}/broker"
+        if metric == "bytes" and unsized:
+            if unsized == report.snapshot.partitions:  # no sizes at all: nothing to show
+                row(label, "unknown (no sizes)", ["unknown"] * len(plans))
+                continue
+            label += f" ({unsized:,} partitions without a size)"
         row(
-            f"{metric}/broker",
+            label,
             _stats(getattr(base.balance, metric), unit, suffix),
             [_stats(getattr(p.balance, metric), unit, suffix) for p in plans],
         )

@@ -312,17 +312,18 @@ def check_rows(
 PARTITION_BATCH_ROWS = 1_000_000
 
 
-def verify_partitions(root: str | Path) -> None:
+def verify_partitions(root: str | Path) -> int:
     """`check_rows` on the partitions table without loading it: each Parquet file is
     streamed in batches on the driver (for the Spark path, which otherwise reads the
-    files straight into executors). Errors name the file and the row within it."""
+    files straight into executors). Errors name the file and the row within it. Returns
+    how many partitions have no size (null ``size_bytes``)."""
     import numpy as np
     import pyarrow.compute as pc
 
     path = table_path(Path(root), "partitions")
     if path.suffix == ".jsonl":
-        read_table(Path(root), "partitions")
-        return
+        return int(read_table(Path(root), "partitions").column("size_bytes").null_count)
+    unsized = 0
     codes: dict[str, int] = {}
     keys: list[np.ndarray] = []
     wanted = [f.name for f in PARTITIONS]
@@ -343,9 +344,10 @@ def verify_partitions(root: str | Path) -> None:
                 idx = np.asarray(topics.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
                 part = table.column("partition").to_numpy().astype(np.int64)
                 keys.append(local[idx] * 2**31 + part)
+                unsized += table.column("size_bytes").null_count
                 offset += table.num_rows
     if not keys:
-        return
+        return unsized
     key = np.concatenate(keys)
     key.sort()
     same = np.flatnonzero(key[1:] == key[:-1])
@@ -357,6 +359,7 @@ def verify_partitions(root: str | Path) -> None:
             f"partitions: topic {topic!r}, partition {k & (2**31 - 1)} appears more than once",
             "a snapshot holds each partition once",
         )
+    return unsized
 
 
 def read_snapshot(root: str | Path) -> Snapshot:

@@ -44,6 +44,10 @@ class SnapshotInfo(_Model):
     topics: int
     partitions: int
     replicas: int
+    partitions_without_size: int = Field(
+        description="partitions whose size_bytes is null: when not 0, bytes per broker "
+        "count only the partitions with a size"
+    )
 
 
 class BrokerLoad(_Model):

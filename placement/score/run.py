@@ -386,7 +386,7 @@ def run_score(
     parsed_policies(r, topics)  # bad policies fail before Spark starts
     checked = read_plans(r, plans, brokers)  # and so do bad plans
     progress("checking the partitions")
-    verify_partitions(r)  # and rows Kafka would refuse (2 s on 5M partitions)
+    unsized = verify_partitions(r)  # and rows Kafka would refuse (2 s on 5M partitions)
     for path in [table_path(r, "partitions"), *(Path(pf.path) for pf in checked)]:
         spark_path(path)  # and paths Spark cannot open
     progress("starting Spark")
@@ -433,6 +433,7 @@ def run_score(
             topics=topics.num_rows,
             partitions=before.partitions,
             replicas=before.replicas,
+            partitions_without_size=unsized,
         ),
         baseline=StateMetrics(
             violations=before.violations,

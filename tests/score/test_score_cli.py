@@ -151,3 +151,7 @@ def test_bytes_to_move_are_unknown_without_sizes(
     moved = [line for line in r.stdout.splitlines() if "GiB to move" in line]
     assert moved and "unknown" in moved[0], r.stdout
     assert "0.0" not in moved[0]
+    per_broker = [line for line in r.stdout.splitlines() if "bytes/broker" in line]
+    assert per_broker and "unknown" in per_broker[0] and "GiB" not in per_broker[0], r.stdout
+    r = runner.invoke(app, ["score", "--snapshot", str(snap), "--format", "json"])
+    assert json.loads(r.stdout)["snapshot"]["partitions_without_size"] == 5
