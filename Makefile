@@ -45,4 +45,4 @@ schemas: $(STAMP)
 	$(BIN)/mrc-plan schema --write schemas
 
 clean:
-	rm -rf $(VENV) .venv-kafka-utils build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-kafka-utils .venv-kafka-tools build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
