@@ -1,0 +1,893 @@
+"""Plan quality (issue 13): what today's `assign` leaves, scenario by scenario, against the goals.
+
+Not in the default set (goals are missed today, on purpose: the gaps are the point). Run:
+
+    .venv/bin/python bench/run.py quality                       # 30,000 partitions
+    .venv/bin/python bench/bench_quality.py --large              # 200,000 partitions
+    MRC_BENCH_QUALITY_PARTITIONS=46000 .venv/bin/python bench/run.py quality   # any size
+
+Clusters come from bench/quality_gen.py (seeded): 6 racks of 12/10/9/8/7/5 brokers, v1 and v2
+policies with observers (RF 3-6), heavy-tailed partition counts per topic and partition sizes.
+Every figure is computed here from the files mrc-plan writes (the plan overlaid on the input
+state), never from its summary; mrc-plan's own bounds are read from its output and shown
+next to a simple independent bound. Scenarios:
+
+- policy change: three policies lose one sync replica in a rack that holds two; the cluster
+  starts balanced (replicas, topics and leaders per broker within one). Then the same state
+  through --rebalance (two steps), against the bound of one --rebalance from the original.
+- drain: three brokers (racks r1, r3, r6) drained; dead: two brokers missing from the
+  inventory; drain + --balance-leaders.
+- scale-out + --rebalance: five new brokers (r1 +2, r3 +2, r5 +1).
+- skewed + --rebalance: a valid but skewed start (random broker weights, a fifth nearly
+  empty), by counts (reassignment JSON) and by bytes (snapshot with sizes, --tolerance 0.1).
+- capacity: the balanced cluster with sizes, capacity_bytes set so that the drain fits
+  (rack mean after the drain at 90 % of capacity), and a variant whose rack r6 cannot hold
+  its bytes (mean above capacity): the goal is exit 1.
+
+Figures: violations (policy counts per rack, observers last, leader a sync replica, nothing
+on a drained or absent broker); replicas added vs max(mrc-plan's bound, an independent one:
+per partition the replicas each rack lacks on live brokers, plus for rebalances the floor /
+ceil excess per rack); rack spread (max - min replicas per broker of a rack, the worst rack);
+topic spread (the same per (topic, rack)) and the share of uneven (topic, rack) pairs
+(spread > 1); leader spread per lead rack; leadership changes (first replica changed) against
+the forced ones (old leader gone, or its rack no longer holds sync replicas); bytes and
+replicas per broker vs the rack mean; brokers above capacity_bytes; wall time.
+
+Peers, on what they can express (RF 3, one replica per rack, no observers, 3 racks of
+10/8/6 brokers, 6,000 partitions): Yelp kafka-utils 4.1.0 (bench/kafka_utils_ref.py,
+PartitionCountBalancer with replication groups; it has no offline drain here) and LinkedIn
+kafka-tools 0.1.9 (bench/kafka_tools_ref.py: `kafka-assigner balance -t count rackaware`,
+`remove -b`), each in its own venv (.venv-kafka-utils: `make .venv-kafka-utils/.installed`;
+.venv-kafka-tools: `python3 -m venv .venv-kafka-tools && .venv-kafka-tools/bin/pip install
+kafka-tools==0.1.9 six`: it builds from the sdist and runs offline on Python 3.11, but imports
+`six` without declaring it). A peer whose venv is missing is reported as skipped. kafka-utils
+gets no drain case: kafka_utils_ref.py replicates `rebalance` only. Wall time is the whole
+process for every tool (interpreter start and file reading included).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import quality_gen as gen
+from harness import ROOT, cli, result, run_once
+
+PARTITIONS = int(os.environ.get("MRC_BENCH_QUALITY_PARTITIONS", "30000"))
+PEER_PARTITIONS = int(os.environ.get("MRC_BENCH_QUALITY_PEER_PARTITIONS", "6000"))
+SEED = 1
+TOLERANCE = 0.1
+KU_PY = ROOT / ".venv-kafka-utils" / "bin" / "python"
+KT_PY = ROOT / ".venv-kafka-tools" / "bin" / "python"
+
+Key = gen.Key
+State = gen.State
+
+
+# ---- reading what was written ---------------------------------------------------------
+
+
+def read_plan(path: Path) -> State:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        (p["topic"], int(p["partition"])): (
+            tuple(int(r) for r in p["replicas"]),
+            tuple(int(r) for r in p.get("observers") or ()),
+        )
+        for p in doc["partitions"]
+    }
+
+
+def overlay(before: State, plan: State) -> State:
+    after = dict(before)
+    after.update(plan)
+    return after
+
+
+# ---- figures ---------------------------------------------------------------------------
+
+
+def _spread(values: list[int]) -> int:
+    return max(values) - min(values) if values else 0
+
+
+def _targets_excess(loads: list[int]) -> int:
+    """Fewest unit moves off these brokers that leave them within floor/ceil of the mean."""
+    values = sorted(loads, reverse=True)
+    q, extra = divmod(sum(values), len(values))
+    return sum(max(0, v - (q + 1 if i < extra else q)) for i, v in enumerate(values))
+
+
+@dataclass
+class Figures:
+    rack_spread: dict[str, int]
+    topic_spread: int
+    uneven_pct: float
+    leader_spread: dict[str, int]
+    replicas: dict[int, int]
+    leaders: dict[int, int]
+    bytes: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def worst_rack(self) -> int:
+        return max(self.rack_spread.values(), default=0)
+
+    @property
+    def worst_leader(self) -> int:
+        return max(self.leader_spread.values(), default=0)
+
+
+def figures(state: State, live_racks: dict[str, list[int]], sizes: dict[Key, int]) -> Figures:
+    rack_of = {b: r for r, ids in live_racks.items() for b in ids}
+    replicas: Counter = Counter()
+    leaders: Counter = Counter()
+    nbytes: Counter = Counter()
+    per_topic: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    for (t, p), (reps, _obs) in state.items():
+        if reps:
+            leaders[reps[0]] += 1
+        size = sizes.get((t, p), 0)
+        for b in reps:
+            replicas[b] += 1
+            nbytes[b] += size
+            r = rack_of.get(b)
+            if r is not None:
+                per_topic[(t, r)][b] += 1
+    rack_spread = {r: _spread([replicas[b] for b in ids]) for r, ids in live_racks.items()}
+    lead_racks = {rack_of[b] for b in leaders if b in rack_of}
+    leader_spread = {r: _spread([leaders[b] for b in live_racks[r]]) for r in sorted(lead_racks)}
+    spreads = [_spread([c[b] for b in live_racks[r]]) for (_t, r), c in per_topic.items()]
+    uneven = 100 * sum(s > 1 for s in spreads) / max(1, len(spreads))
+    live = set(rack_of)
+    return Figures(
+        rack_spread,
+        max(spreads, default=0),
+        uneven,
+        leader_spread,
+        {b: replicas[b] for b in live},
+        {b: leaders[b] for b in live},
+        {b: nbytes[b] for b in live},
+    )
+
+
+def violations(state: State, policy_of: dict[str, gen.Policy], rack_of: dict[int, str]) -> int:
+    """Partitions breaking their policy; rack_of holds only the brokers that may keep replicas."""
+    bad = 0
+    for (t, _p), (reps, obs) in state.items():
+        pol = policy_of.get(t)
+        if pol is None:
+            continue
+        need_sync, need_obs = pol.need()
+        sync = reps[: len(reps) - len(obs)]
+        wrong = (
+            len(set(reps)) != len(reps)
+            or any(b not in rack_of for b in reps)
+            or set(reps[len(reps) - len(obs) :]) != set(obs)
+            or Counter(rack_of.get(b) for b in sync) != need_sync
+            or Counter(rack_of.get(b) for b in obs) != need_obs
+        )
+        bad += wrong
+    return bad
+
+
+def repair_bound(before: State, policy_of: dict[str, gen.Policy], rack_of: dict[int, str]) -> int:
+    """Per partition, the replicas each rack needs beyond those already on its live brokers."""
+    total = 0
+    for (t, _p), (reps, _obs) in before.items():
+        pol = policy_of.get(t)
+        if pol is None:
+            continue
+        need_sync, need_obs = pol.need()
+        have = Counter(rack_of[b] for b in set(reps) if b in rack_of)
+        total += sum(max(0, need_sync[r] + need_obs[r] - have[r]) for r in {*need_sync, *need_obs})
+    return total
+
+
+def balance_bound(before: State, live_racks: dict[str, list[int]]) -> int:
+    load = Counter(b for reps, _ in before.values() for b in reps)
+    return sum(_targets_excess([load[b] for b in ids]) for ids in live_racks.values())
+
+
+def leader_bound(
+    before: State, after: State, live_racks: dict[str, list[int]], forced: set[Key]
+) -> int:
+    """Forced changes plus, per lead rack, the leaders above floor/ceil that must go."""
+    rack_of = {b: r for r, ids in live_racks.items() for b in ids}
+    kept = Counter(reps[0] for k, (reps, _) in before.items() if k not in forced and reps)
+    totals = Counter(rack_of.get(reps[0]) for reps, _ in after.values() if reps)
+    excess = 0
+    for r, ids in live_racks.items():
+        if totals[r]:
+            loads = sorted((kept[b] for b in ids), reverse=True)
+            q, extra = divmod(totals[r], len(ids))
+            excess += sum(max(0, v - (q + 1 if i < extra else q)) for i, v in enumerate(loads))
+    return len(forced) + excess
+
+
+def added(before: State, plan: State) -> int:
+    """Replicas added by the plan (partitions changed count as their new brokers)."""
+    n = 0
+    for k, (reps, _) in plan.items():
+        n += len(set(reps) - set(before[k][0]))
+    return n
+
+
+def bytes_added(before: State, plan: State, sizes: dict[Key, int]) -> int:
+    return sum(
+        len(set(reps) - set(before[k][0])) * sizes.get(k, 0) for k, (reps, _) in plan.items()
+    )
+
+
+def ratio_to_rack_mean(values: dict[int, int], live_racks: dict[str, list[int]]) -> float:
+    worst = 0.0
+    for ids in live_racks.values():
+        mean = sum(values[b] for b in ids) / len(ids)
+        if mean:
+            worst = max(worst, max(values[b] for b in ids) / mean)
+    return worst
+
+
+# ---- running mrc-plan ------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    rc: int
+    seconds: float
+    plan: State
+    election: int | None
+    text: str
+    plan_bytes: bytes = b""
+
+    def bound(self) -> int | None:
+        m = re.search(r"lower bound on added replicas: (\d+)", self.text)
+        return int(m.group(1)) if m else None
+
+    def bytes_bound(self) -> int | None:
+        m = re.search(r"had to leave their broker: >= ([\d,]+)", self.text)
+        return int(m.group(1).replace(",", "")) if m else None
+
+    def leader_summary(self) -> tuple[int | None, int | None]:
+        m = re.search(r"leadership changes: (\d+)(?:.*lower bound (\d+))?", self.text)
+        if not m:
+            return None, None
+        return int(m.group(1)), (int(m.group(2)) if m.group(2) else None)
+
+
+def mrc_assign(
+    work: Path, inventory: Path, topics: Path, current: Path, args: list[str]
+) -> Outcome:
+    plan_path, election = work / "plan.json", work / "election.json"
+    for p in (plan_path, election):
+        p.unlink(missing_ok=True)
+    cmd = [
+        cli(),
+        "assign",
+        "--inventory",
+        str(inventory),
+        "--topics",
+        str(topics),
+        "--current",
+        str(current),
+        "--out",
+        str(plan_path),
+        "--election",
+        str(election),
+        *args,
+    ]
+    r = run_once(cmd)
+    text = (r.stdout + r.stderr).decode(errors="replace")
+    if r.returncode != 0:
+        return Outcome(r.returncode, r.seconds, {}, None, text)
+    elections = None
+    if election.exists():
+        elections = len(json.loads(election.read_text(encoding="utf-8"))["partitions"])
+    return Outcome(
+        r.returncode, r.seconds, read_plan(plan_path), elections, text, plan_path.read_bytes()
+    )
+
+
+# ---- scenarios -------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    name: str
+    before: State
+    racks: dict[str, list[int]]  # inventory racks
+    policy_of: dict[str, gen.Policy]  # the policies of --topics
+    inventory: Path
+    topics: Path
+    current: Path
+    args: list[str]
+    drained: tuple[int, ...] = ()
+    sizes: dict[Key, int] = field(default_factory=dict)
+    capacity: dict[int, int] = field(default_factory=dict)
+    bound_from: int | None = None  # a bound from another run (policy change, two steps)
+    moves_before: int = 0  # moves already spent by an earlier step
+
+    @property
+    def live_racks(self) -> dict[str, list[int]]:
+        return {r: [b for b in ids if b not in self.drained] for r, ids in self.racks.items()}
+
+    @property
+    def rebalance(self) -> bool:
+        return "--rebalance" in self.args
+
+    @property
+    def balance_leaders(self) -> bool:
+        return "--balance-leaders" in self.args
+
+
+def forced_leader_changes(case: Case) -> set[Key]:
+    live = {b: r for r, ids in case.live_racks.items() for b in ids}
+    out = set()
+    for k, (reps, _) in case.before.items():
+        pol = case.policy_of.get(k[0])
+        if pol is None or not reps:
+            continue
+        need_sync, _ = pol.need()
+        if reps[0] not in live or need_sync[live[reps[0]]] == 0:
+            out.add(k)
+    return out
+
+
+def measure(case: Case, out: Outcome) -> list[dict[str, Any]]:
+    n = case.name
+    rows: list[dict[str, Any]] = []
+    if out.rc != 0:
+        tail = out.text.strip().splitlines()[-1:] or [""]
+        return [result(f"{n}: mrc-plan exit code", out.rc, "", 0, tail[0][:160])]
+    after = overlay(case.before, out.plan)
+    live = case.live_racks
+    rack_of = {b: r for r, ids in live.items() for b in ids}
+    f0 = figures(case.before, live, case.sizes)
+    f1 = figures(after, live, case.sizes)
+    rows.append(
+        result(f"{n}: policy violations after", violations(after, case.policy_of, rack_of), "", 0)
+    )
+    moves = added(case.before, out.plan)
+    moves += case.moves_before
+    ours = repair_bound(case.before, case.policy_of, rack_of)
+    if case.rebalance and ours == 0:
+        ours = balance_bound(case.before, live)
+    theirs = out.bound() if case.bound_from is None else case.bound_from
+    # two steps are held to the bound of one run from the original state
+    bound = max(ours, theirs or 0) if case.bound_from is None else case.bound_from
+    if not case.sizes or case.capacity:
+        rows.append(
+            result(
+                f"{n}: replicas added",
+                moves,
+                "",
+                1.02 * bound + 2,
+                (
+                    f"bound of one --rebalance from the original state {bound:,}; this step "
+                    f"{moves - case.moves_before:,} (mrc-plan bound {out.bound()}, "
+                    f"independent {ours:,}) after {case.moves_before:,}"
+                )
+                if case.bound_from is not None
+                else f"bound {bound:,} (mrc-plan {theirs if theirs is not None else '-'}, "
+                f"independent {ours:,})",
+            )
+        )
+    # bytes mode balances bytes; its replica counts are held to 1.10 x the rack mean below
+    rack_goal = 1 if case.rebalance and not case.sizes else max(1, f0.worst_rack)
+    rows.append(
+        result(
+            f"{n}: rack spread (replicas/broker)",
+            f1.worst_rack,
+            "",
+            rack_goal,
+            f"before {f0.worst_rack}; after by rack "
+            + " ".join(f"{r}:{v}" for r, v in sorted(f1.rack_spread.items())),
+        )
+    )
+    rows.append(
+        result(
+            f"{n}: per-(topic, rack) spread",
+            f1.topic_spread,
+            "",
+            max(2, f0.topic_spread),
+            f"before {f0.topic_spread}",
+        )
+    )
+    rows.append(
+        result(
+            f"{n}: uneven (topic, rack) pairs",
+            f1.uneven_pct,
+            "%",
+            f0.uneven_pct + 1,
+            f"before {f0.uneven_pct:.1f} %",
+        )
+    )
+    lead_goal = 1 if case.balance_leaders else max(1, f0.worst_leader) + 1
+    rows.append(
+        result(
+            f"{n}: preferred-leader spread",
+            f1.worst_leader,
+            "",
+            lead_goal,
+            f"before {f0.worst_leader}; after by rack "
+            + " ".join(f"{r}:{v}" for r, v in sorted(f1.leader_spread.items())),
+        )
+    )
+    changes = sum(1 for k, (reps, _) in out.plan.items() if reps[0] != case.before[k][0][0])
+    forced = forced_leader_changes(case)
+    said, said_bound = out.leader_summary()
+    if case.balance_leaders:
+        lb = leader_bound(case.before, after, live, forced)
+        best = max(lb, said_bound or 0)
+        rows.append(
+            result(
+                f"{n}: leadership changes",
+                changes,
+                "",
+                1.02 * best + 2,
+                f"bound {best:,} (independent {lb:,}, mrc-plan {said_bound}); "
+                f"summary says {said}, election file lists {out.election}",
+            )
+        )
+    else:
+        rows.append(
+            result(
+                f"{n}: leadership changes",
+                changes,
+                "",
+                len(forced),
+                f"forced {len(forced):,}; election file lists {out.election}",
+            )
+        )
+    if case.sizes:
+        bmoved = bytes_added(case.before, out.plan, case.sizes)
+        over = sum(
+            max(0.0, f0.bytes[b] - (1 + TOLERANCE) * sum(f0.bytes[x] for x in ids) / len(ids))
+            for ids in live.values()
+            for b in ids
+        )
+        if case.rebalance:
+            bb = max(int(over), out.bytes_bound() or 0)
+            rows.append(
+                result(
+                    f"{n}: bytes moved (GiB)",
+                    bmoved / 2**30,
+                    "GiB",
+                    1.05 * bb / 2**30,
+                    f"bound {bb / 2**30:,.1f} GiB (mrc-plan "
+                    f"{(out.bytes_bound() or 0) / 2**30:,.1f}, independent {over / 2**30:,.1f})",
+                )
+            )
+            rows.append(
+                result(
+                    f"{n}: max bytes/broker vs rack mean",
+                    100 * ratio_to_rack_mean(f1.bytes, live),
+                    "%",
+                    100 * (1 + TOLERANCE),
+                    f"before {100 * ratio_to_rack_mean(f0.bytes, live):.0f} %",
+                )
+            )
+            rows.append(
+                result(
+                    f"{n}: max replicas/broker vs rack mean",
+                    100 * ratio_to_rack_mean(f1.replicas, live),
+                    "%",
+                    110,
+                    f"before {100 * ratio_to_rack_mean(f0.replicas, live):.0f} %",
+                )
+            )
+        if case.capacity:
+            full = [b for b in rack_of if f1.bytes[b] > case.capacity[b]]
+            high = [b for b in rack_of if f1.bytes[b] > 0.85 * case.capacity[b]]
+            worst = max(f1.bytes[b] / case.capacity[b] for b in rack_of)
+            rows.append(
+                result(
+                    f"{n}: brokers above capacity_bytes",
+                    len(full),
+                    "",
+                    0,
+                    f"worst at {100 * worst:.0f} % of capacity; {len(high)} above 85 %; "
+                    f"{bmoved / 2**30:,.0f} GiB moved",
+                )
+            )
+    rows.append(result(f"{n}: wall time", out.seconds, "s", None, ""))
+    return rows
+
+
+# ---- building the inputs ---------------------------------------------------------------
+
+
+def _bytes_per_broker(state: State, sizes: dict[Key, int]) -> Counter:
+    out: Counter = Counter()
+    for k, (reps, _) in state.items():
+        for b in reps:
+            out[b] += sizes[k]
+    return out
+
+
+def quality_rows(tmp: Path) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    base = gen.generate(PARTITIONS, SEED, layout="balanced")
+    skew = gen.generate(PARTITIONS, SEED + 1, layout="skewed")
+    d = tmp / "base"
+    inv = gen.write_json(d / "inventory.json", gen.inventory_doc(base.racks))
+    topics = gen.write_topics(d, base)
+    cur = gen.write_current(d / "current.json", base.state)
+    new_policy = {t: gen.CHANGED.get(p.name, p) for t, p in base.policy_of.items()}
+    topics_new = gen.write_topics(tmp / "changed", base, new_policy)
+    work = tmp / "work"
+    work.mkdir()
+
+    def go(case: Case) -> Outcome:
+        out = mrc_assign(work, case.inventory, case.topics, case.current, case.args)
+        rows.extend(measure(case, out))
+        print(f"  {case.name}: exit {out.rc}, {out.seconds:.1f} s", file=sys.stderr, flush=True)
+        return out
+
+    common = {"racks": base.racks, "inventory": inv, "current": cur, "before": base.state}
+    # policy change, then --rebalance; and the bound of a single --rebalance
+    pc = Case("policy change", policy_of=new_policy, topics=topics_new, args=[], **common)
+    out = go(pc)
+    one = mrc_assign(work, inv, topics_new, cur, ["--rebalance", "--seed", "0"])
+    step1 = overlay(base.state, out.plan)
+    step1_path = gen.write_current(tmp / "changed" / "step1.json", step1)
+    go(
+        Case(
+            "policy change, then --rebalance",
+            before=step1,
+            racks=base.racks,
+            policy_of=new_policy,
+            inventory=inv,
+            topics=topics_new,
+            current=step1_path,
+            args=["--rebalance"],
+            bound_from=one.bound(),
+            moves_before=added(base.state, out.plan),
+        )
+    )
+    rows.append(
+        result(
+            "policy change in one --rebalance: replicas added",
+            added(base.state, one.plan),
+            "",
+            1.02 * (one.bound() or 0) + 2,
+            f"mrc-plan bound {one.bound()} (drops are free: no independent bound); "
+            f"exit {one.rc}, {one.seconds:.1f} s",
+        )
+    )
+    drained = (base.racks["r1"][0], base.racks["r3"][0], base.racks["r6"][0])
+    drain_arg = ["--drain", ",".join(map(str, drained))]
+    first = go(
+        Case(
+            "drain 3",
+            policy_of=base.policy_of,
+            topics=topics,
+            args=drain_arg,
+            drained=drained,
+            **common,
+        )
+    )
+    again = mrc_assign(work, inv, topics, cur, drain_arg)
+    rows.append(
+        result(
+            "drain 3, run twice: plans differ (0 = byte-identical)",
+            int(first.plan_bytes != again.plan_bytes),
+            "",
+            0,
+        )
+    )
+    dead = (base.racks["r2"][0], base.racks["r4"][0])
+    alive = {r: [b for b in ids if b not in dead] for r, ids in base.racks.items()}
+    inv_dead = gen.write_json(tmp / "dead" / "inventory.json", gen.inventory_doc(alive))
+    go(
+        Case(
+            "dead brokers 2",
+            before=base.state,
+            racks=alive,
+            policy_of=base.policy_of,
+            inventory=inv_dead,
+            topics=topics,
+            current=cur,
+            args=[],
+        )
+    )
+    grown = {r: list(ids) for r, ids in base.racks.items()}
+    nxt = 1000
+    for r, extra in (("r1", 2), ("r3", 2), ("r5", 1)):
+        grown[r] += list(range(nxt, nxt + extra))
+        nxt += extra
+    inv_grown = gen.write_json(tmp / "grown" / "inventory.json", gen.inventory_doc(grown))
+    go(
+        Case(
+            "scale-out +5, --rebalance",
+            before=base.state,
+            racks=grown,
+            policy_of=base.policy_of,
+            inventory=inv_grown,
+            topics=topics,
+            current=cur,
+            args=["--rebalance"],
+        )
+    )
+    go(
+        Case(
+            "drain 3, --balance-leaders",
+            policy_of=base.policy_of,
+            topics=topics,
+            args=[*drain_arg, "--balance-leaders"],
+            drained=drained,
+            **common,
+        )
+    )
+    # skewed valid start
+    sd = tmp / "skew"
+    skew_topics = gen.write_topics(sd, skew)
+    skew_cur = gen.write_current(sd / "current.json", skew.state)
+    go(
+        Case(
+            "skewed, --rebalance (counts)",
+            before=skew.state,
+            racks=skew.racks,
+            policy_of=skew.policy_of,
+            inventory=inv,
+            topics=skew_topics,
+            current=skew_cur,
+            args=["--rebalance"],
+        )
+    )
+    snap = gen.write_sized_snapshot(sd / "snapshot", skew.racks, skew.state, skew.sizes)
+    go(
+        Case(
+            "skewed, --rebalance (bytes)",
+            before=skew.state,
+            racks=skew.racks,
+            policy_of=skew.policy_of,
+            inventory=inv,
+            topics=skew_topics,
+            current=snap,
+            args=["--rebalance", "--tolerance", str(TOLERANCE)],
+            sizes=skew.sizes,
+        )
+    )
+    # capacity: the balanced cluster with sizes, the drain of three brokers
+    load = _bytes_per_broker(base.state, base.sizes)
+    for label, tight in (("capacity-tight drain 3", False), ("capacity short in r6", True)):
+        cap: dict[int, int] = {}
+        for r, ids in base.racks.items():
+            rest = [b for b in ids if b not in drained]
+            mean_after = sum(load[b] for b in ids) / len(rest)
+            c = mean_after / 0.9
+            if tight and r == "r6":
+                c = mean_after * 0.95
+            c = max(c, max(load[b] for b in rest) * 1.01) if not (tight and r == "r6") else c
+            cap.update({b: int(c) for b in ids})
+        cd = tmp / label.replace(" ", "-")
+        inv_cap = gen.write_json(cd / "inventory.json", gen.inventory_doc(base.racks, cap))
+        snap_cap = gen.write_sized_snapshot(
+            cd / "snapshot", base.racks, base.state, base.sizes, cap
+        )
+        case = Case(
+            label,
+            before=base.state,
+            racks=base.racks,
+            policy_of=base.policy_of,
+            inventory=inv_cap,
+            topics=topics,
+            current=snap_cap,
+            args=drain_arg,
+            drained=drained,
+            sizes=base.sizes,
+            capacity=cap,
+        )
+        if not tight:
+            go(case)
+            continue
+        out = mrc_assign(work, inv_cap, topics, snap_cap, drain_arg)
+        last = (out.text.strip().splitlines() or [""])[-1][:160]
+        if out.rc == 0:
+            after = _bytes_per_broker(overlay(base.state, out.plan), base.sizes)
+            full = sorted(b for b in after if b in cap and b not in drained and after[b] > cap[b])
+            missing = sum(after[b] - cap[b] for b in full)
+            last = (
+                f"the plan puts {len(full)} broker(s) above capacity_bytes "
+                f"({', '.join(map(str, full))}: {missing / 2**30:,.0f} GiB over)"
+            )
+        rows.append(
+            result(
+                f"{label}: exit code is not 1 (0 = proven infeasible, exit 1)",
+                int(out.rc != 1),
+                "",
+                0,
+                f"exit {out.rc}; {last}",
+            )
+        )
+    return rows
+
+
+# ---- peers -----------------------------------------------------------------------------
+
+
+def peer_rows(tmp: Path) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    kw = {"policies": [gen.PEER_POLICY], "rack_sizes": gen.PEER_RACK_SIZES}
+    base = gen.generate(PEER_PARTITIONS, SEED + 2, layout="balanced", **kw)
+    skew = gen.generate(PEER_PARTITIONS, SEED + 3, layout="skewed", **kw)
+    grown = {r: list(ids) for r, ids in base.racks.items()}
+    grown["r1"] += [1000, 1001]
+    grown["r3"] += [1002, 1003]
+    drained = (base.racks["r1"][0], base.racks["r2"][0])
+    cases = [
+        ("skewed, --rebalance", skew, skew.racks, ["--rebalance"], ()),
+        ("scale-out +4, --rebalance", base, grown, ["--rebalance"], ()),
+        ("drain 2", base, base.racks, ["--drain", ",".join(map(str, drained))], drained),
+    ]
+    for label, cl, racks, args, drain in cases:
+        d = tmp / "peer" / label.split(",")[0].replace(" ", "-")
+        inv = gen.write_json(d / "inventory.json", gen.inventory_doc(racks))
+        topics = gen.write_topics(d, cl)
+        cur = gen.write_current(d / "current.json", cl.state)
+        live = {r: [b for b in ids if b not in drain] for r, ids in racks.items()}
+        rack_of = {b: r for r, ids in live.items() for b in ids}
+        work = d / "work"
+        work.mkdir()
+        plans: dict[str, tuple[State | None, float, str]] = {}
+        o = mrc_assign(work, inv, topics, cur, args)
+        plans["mrc-plan"] = (o.plan if o.rc == 0 else None, o.seconds, f"exit {o.rc}")
+        if drain:
+            plans["kafka-utils"] = (None, 0.0, "skipped: no offline decommission here")
+        elif not KU_PY.exists():
+            plans["kafka-utils"] = (None, 0.0, "skipped: .venv-kafka-utils missing")
+        else:
+            outp = work / "ku.json"
+            r = run_once(
+                [
+                    str(KU_PY),
+                    str(ROOT / "bench" / "kafka_utils_ref.py"),
+                    "--inventory",
+                    str(inv),
+                    "--current",
+                    str(cur),
+                    "--out",
+                    str(outp),
+                ]
+            )
+            if r.returncode == 0:
+                doc = json.loads(outp.read_text())
+                plan = {
+                    (p["topic"], p["partition"]): (tuple(p["replicas"]), ())
+                    for p in doc["plan"]["partitions"]
+                }
+                plans["kafka-utils"] = (plan, r.seconds, f"balancing {doc['seconds']:.1f} s")
+            else:
+                err = r.stderr.decode(errors="replace").strip().splitlines()[-1:]
+                plans["kafka-utils"] = (None, r.seconds, f"exit {r.returncode}: {err}")
+        if not KT_PY.exists():
+            plans["kafka-tools"] = (None, 0.0, "skipped: .venv-kafka-tools missing")
+        else:
+            outp = work / "kt.json"
+            what = (
+                ["--remove", ",".join(map(str, drain))]
+                if drain
+                else ["--balance", "count,rackaware"]
+            )
+            r = run_once(
+                [
+                    str(KT_PY),
+                    str(ROOT / "bench" / "kafka_tools_ref.py"),
+                    "--inventory",
+                    str(inv),
+                    "--current",
+                    str(cur),
+                    "--out",
+                    str(outp),
+                    *what,
+                ]
+            )
+            if r.returncode == 0:
+                doc = json.loads(outp.read_text())
+                plan = {
+                    (p["topic"], p["partition"]): (tuple(p["replicas"]), ())
+                    for p in doc["plan"]["partitions"]
+                }
+                plans["kafka-tools"] = (plan, r.seconds, f"balancing {doc['seconds']:.1f} s")
+            else:
+                err = r.stderr.decode(errors="replace").strip().splitlines()[-1:]
+                plans["kafka-tools"] = (None, r.seconds, f"exit {r.returncode}: {err}")
+        f0 = figures(cl.state, live, {})
+        got: dict[str, dict[str, float]] = {}
+        for tool, (plan, secs, note) in plans.items():
+            name = f"peer {label}: {tool}"
+            if plan is None:
+                rows.append(result(name, secs, "s", None, note))
+                continue
+            after = overlay(cl.state, plan)
+            f1 = figures(after, live, {})
+            fig = {
+                "violations": violations(after, cl.policy_of, rack_of),
+                "moves": added(cl.state, plan),
+                "rack": f1.worst_rack,
+                "topic": f1.topic_spread,
+                "uneven": f1.uneven_pct,
+                "leader": f1.worst_leader,
+                "changes": sum(1 for k, (reps, _) in plan.items() if reps[0] != cl.state[k][0][0]),
+                "seconds": secs,
+            }
+            got[tool] = fig
+            rows.append(
+                result(
+                    name,
+                    secs,
+                    "s",
+                    None,
+                    f"violations {fig['violations']}, moves {fig['moves']:,}, rack spread "
+                    f"{fig['rack']}, topic spread {fig['topic']}, uneven {fig['uneven']:.1f} %, "
+                    f"leader spread {fig['leader']}, leadership changes {fig['changes']:,}; "
+                    f"{note}",
+                )
+            )
+        need = repair_bound(cl.state, cl.policy_of, rack_of)
+        if not drain:
+            need = max(need, balance_bound(cl.state, live))
+        rows.append(
+            result(
+                f"peer {label}: before",
+                0,
+                "",
+                None,
+                f"rack spread {f0.worst_rack}, topic spread {f0.topic_spread}, uneven "
+                f"{f0.uneven_pct:.1f} %, leader spread {f0.worst_leader}; "
+                f"moves bound {need:,}",
+            )
+        )
+        ours = got.get("mrc-plan")
+        for peer in ("kafka-utils", "kafka-tools"):
+            theirs = got.get(peer)
+            if ours is None or theirs is None:
+                continue
+            for key, what in (
+                ("topic", "topic spread"),
+                ("leader", "leader spread"),
+                ("moves", "moves"),
+            ):
+                rows.append(
+                    result(
+                        f"peer {label}: mrc-plan {what} minus {peer}'s",
+                        ours[key] - theirs[key],
+                        "",
+                        0,
+                        f"{ours[key]:,} vs {theirs[key]:,}",
+                    )
+                )
+            if peer == "kafka-utils":
+                rows.append(
+                    result(
+                        f"peer {label}: mrc-plan time in % of {peer}'s (goal: 5x faster)",
+                        100 * ours["seconds"] / max(theirs["seconds"], 1e-9),
+                        "%",
+                        20,
+                        f"{ours['seconds']:.2f} s vs {theirs['seconds']:.2f} s",
+                    )
+                )
+    return rows
+
+
+def run() -> list[dict[str, Any]]:
+    with tempfile.TemporaryDirectory(prefix="mrc-bench-quality-") as name:
+        tmp = Path(name)
+        rows = quality_rows(tmp)
+        rows.extend(peer_rows(tmp))
+    return rows
+
+
+if __name__ == "__main__":  # direct run: the table only; --large = 200,000 partitions
+    if "--large" in sys.argv[1:]:
+        os.environ["MRC_BENCH_QUALITY_PARTITIONS"] = "200000"
+    import run as runner  # imports this file again as bench_quality, reading the size
+
+    sys.exit(runner.main(["quality"]))
