@@ -272,26 +272,30 @@ def plan_repair(req: Request) -> list[PartitionAssignment]:
     def weight(b: int) -> int:
         return load.bytes[b] if use_bytes else load.replicas[b]
 
-    # pass 1: what each changing partition keeps, per rack: where it has more replicas
-    # than its policy allows, the lightest brokers keep theirs (the heavy ones shed)
+    # pass 1: what each changing partition keeps, per rack. Where it has more replicas than
+    # its policy allows, the current leader stays if it can (no needless leadership
+    # change), then the lightest brokers keep theirs, by the load as it stands after the
+    # drops decided so far: the drops of many partitions spread over the rack instead of
+    # piling on the brokers that were heaviest at the start
     keeps: list[dict[str, list[int]]] = []
     for before in todo:
+        size = req.sizes.get(before.key, 0)
+        leader = before.replicas[0] if before.replicas else None
         keep: dict[str, list[int]] = {}
         for rack, (s, o) in req.policies[before.topic].per_rack().items():
             here = [
                 b for b in dict.fromkeys(before.replicas) if rack_of.get(b) == rack and b in usable
             ]
-            here.sort(key=lambda b: (weight(b), b))
+            here.sort(key=lambda b: (b != leader, weight(b), b))
             keep[rack] = here[: s + o]
         keeps.append(keep)
-    # pass 2: the load once every replica that goes is gone, and the old leaders with them
-    for before, keep in zip(todo, keeps, strict=True):
-        size = req.sizes.get(before.key, 0)
         kept = {b for ids in keep.values() for b in ids}
-        for b in before.replicas:
+        for b in before.replicas:  # every replica that goes is gone from the load
             if b not in kept:
                 load.replicas[b] -= 1
                 load.bytes[b] -= size
+    # pass 2: the old leaders are re-chosen below
+    for before in todo:
         load.leaders[before.replicas[0]] -= 1
 
     pickers = {

@@ -174,3 +174,23 @@ def test_random_clusters_always_pass_the_checker(
     )
     drained = frozenset(first_rack[: max(0, min(drain, len(first_rack) - need))])
     check(Request(inv, policies, current, drained=drained))
+
+
+def test_a_policy_change_spreads_its_drops_and_keeps_the_leaders() -> None:
+    """Two sync replicas in us-west become one on 200 partitions of a balanced rack: which
+    replica goes is free, so the drops spread over the rack (they used to pile on the
+    brokers heaviest at the start: spread 1 -> 80 here), and the leader is never the one
+    dropped when a follower in the same rack can go instead."""
+    current = [
+        PA("orders", p, (1 + p % 5, 1 + (p + 1) % 5, 6 + p % 5, 11 + p % 3), (11 + p % 3,))
+        for p in range(200)
+    ]
+    smaller = policy({"us-west": 1, "us-east": 1}, {"eu-central": 1})
+    plan = check(Request(INV, {"orders": smaller}, current))
+    assert len(plan) == 200
+    after = {a.key: a for a in current} | {a.key: a for a in plan}
+    load = Counter(b for a in after.values() for b in a.replicas)
+    west = [load[b] for b in range(1, 6)]
+    assert max(west) - min(west) <= 1, west
+    before = {a.key: a.replicas[0] for a in current}
+    assert all(a.replicas[0] == before[a.key] for a in plan)
