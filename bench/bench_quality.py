@@ -881,7 +881,8 @@ def run() -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="mrc-bench-quality-") as name:
         tmp = Path(name)
         rows = quality_rows(tmp)
-        rows.extend(peer_rows(tmp))
+        if PEER_PARTITIONS:
+            rows.extend(peer_rows(tmp))
     return rows
 
 
