@@ -214,17 +214,12 @@ def read_summary(path: Path) -> dict[str, Any]:
     """A ``summary.json`` written by `assign --out-dir`, or an `InputError` naming the file
     (and the line) where it is not one."""
     from placement.errors import InputError
-    from placement.io.jsonsrc import JsonSyntaxError, parse_json
-    from placement.io.positions import LineIndex
+    from placement.io.jsonsrc import parse_json_file
     from placement.io.textfile import read_text
 
     text = read_text(path, "the summary")
     hint = "it is written by `assign --out-dir`: write the directory again"
-    try:
-        doc = parse_json(text)
-    except JsonSyntaxError as exc:
-        at = LineIndex(text).position(exc.offset)
-        raise InputError(str(path), exc.message, hint, line=at.line, column=at.column) from None
+    doc = parse_json_file(text, str(path), hint)
     problem = _problem(doc.value)
     if problem is not None:
         pos = doc.locate(problem[0])

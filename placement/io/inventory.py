@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from placement.errors import InputError
-from placement.io.jsonsrc import JsonSyntaxError, parse_json
+from placement.io.jsonsrc import parse_json_file
 from placement.io.limits import BROKERS, INVENTORY_BYTES, PROPERTIES_BYTES, check_count
 from placement.io.positions import LineIndex, pointer
 from placement.io.properties import PropertiesSyntaxError, parse_properties
@@ -58,11 +58,7 @@ def _rack(rack: str | None) -> str:
 def _load_json(path: Path) -> LoadedInventory:
     text = _read_text(path)
     name = str(path)
-    try:
-        doc = parse_json(text)
-    except JsonSyntaxError as exc:
-        pos = LineIndex(text).position(exc.offset)
-        raise InputError(name, exc.message, exc.hint, line=pos.line, column=pos.column) from None
+    doc = parse_json_file(text, name)
     if doc.duplicates:
         dup = doc.duplicates[0]
         p = doc.position(dup.offset)

@@ -436,3 +436,18 @@ def parse_json(
 ) -> ParsedJson:
     """Parse ``text`` strictly; raise :class:`JsonSyntaxError` with an offset on failure."""
     return _Parser(text, index or LineIndex(text), max_depth).parse()
+
+
+def parse_json_file(text: str, path: str, hint: str | None = None) -> ParsedJson:
+    """:func:`parse_json` for a file that must be JSON: a syntax error is the
+    :class:`~placement.errors.InputError` naming ``path``, line and column (with ``hint``
+    instead of the parser's own, when given)."""
+    from placement.errors import InputError
+
+    try:
+        return parse_json(text)
+    except JsonSyntaxError as exc:
+        pos = LineIndex(text).position(exc.offset)
+        raise InputError(
+            path, exc.message, exc.hint if hint is None else hint, line=pos.line, column=pos.column
+        ) from None

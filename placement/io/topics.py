@@ -24,7 +24,14 @@ from typing import Any
 
 from placement.diagnostics.model import Diagnostic, Severity
 from placement.errors import InputError
-from placement.io.jsonsrc import EncodingError, JsonSyntaxError, ParsedJson, decode_utf8, parse_json
+from placement.io.jsonsrc import (
+    EncodingError,
+    JsonSyntaxError,
+    ParsedJson,
+    decode_utf8,
+    parse_json,
+    parse_json_file,
+)
 from placement.io.limits import (
     PARTITIONS_PER_TOPIC,
     PARTITIONS_TOTAL,
@@ -72,14 +79,7 @@ class TopicSpec:
 
 def _read_doc(path: Path) -> tuple[str, ParsedJson]:
     text = read_text(path, "the topics file", TOPICS_BYTES)
-    try:
-        doc = parse_json(text)
-    except JsonSyntaxError as exc:
-        pos = LineIndex(text).position(exc.offset)
-        raise InputError(
-            str(path), exc.message, exc.hint, line=pos.line, column=pos.column
-        ) from None
-    return text, doc
+    return text, parse_json_file(text, str(path))
 
 
 class RefusedReferenceError(Exception):
