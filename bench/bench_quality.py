@@ -53,6 +53,7 @@ import re
 import sys
 import tempfile
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -713,6 +714,22 @@ def quality_rows(tmp: Path) -> list[dict[str, Any]]:
 # ---- peers -----------------------------------------------------------------------------
 
 
+def run_peer(
+    python: Path, script: str, inv: Path, cur: Path, out: Path, extra: Sequence[str] = ()
+) -> tuple[State | None, float, str]:
+    """A peer's driver in its own venv: (its plan, wall seconds, a note)."""
+    cmd = [str(python), str(ROOT / "bench" / script), "--inventory", str(inv)]
+    r = run_once([*cmd, "--current", str(cur), "--out", str(out), *extra])
+    if r.returncode != 0:
+        err = r.stderr.decode(errors="replace").strip().splitlines()[-1:]
+        return None, r.seconds, f"exit {r.returncode}: {err}"
+    doc = json.loads(out.read_text())
+    plan = {
+        (p["topic"], p["partition"]): (tuple(p["replicas"]), ()) for p in doc["plan"]["partitions"]
+    }
+    return plan, r.seconds, f"balancing {doc['seconds']:.1f} s"
+
+
 def peer_rows(tmp: Path) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     kw = {"policies": [gen.PEER_POLICY], "rack_sizes": gen.PEER_RACK_SIZES}
@@ -744,61 +761,18 @@ def peer_rows(tmp: Path) -> list[dict[str, Any]]:
         elif not KU_PY.exists():
             plans["kafka-utils"] = (None, 0.0, "skipped: .venv-kafka-utils missing")
         else:
-            outp = work / "ku.json"
-            r = run_once(
-                [
-                    str(KU_PY),
-                    str(ROOT / "bench" / "kafka_utils_ref.py"),
-                    "--inventory",
-                    str(inv),
-                    "--current",
-                    str(cur),
-                    "--out",
-                    str(outp),
-                ]
-            )
-            if r.returncode == 0:
-                doc = json.loads(outp.read_text())
-                plan = {
-                    (p["topic"], p["partition"]): (tuple(p["replicas"]), ())
-                    for p in doc["plan"]["partitions"]
-                }
-                plans["kafka-utils"] = (plan, r.seconds, f"balancing {doc['seconds']:.1f} s")
-            else:
-                err = r.stderr.decode(errors="replace").strip().splitlines()[-1:]
-                plans["kafka-utils"] = (None, r.seconds, f"exit {r.returncode}: {err}")
+            plans["kafka-utils"] = run_peer(KU_PY, "kafka_utils_ref.py", inv, cur, work / "ku.json")
         if not KT_PY.exists():
             plans["kafka-tools"] = (None, 0.0, "skipped: .venv-kafka-tools missing")
         else:
-            outp = work / "kt.json"
             what = (
                 ["--remove", ",".join(map(str, drain))]
                 if drain
                 else ["--balance", "count,rackaware"]
             )
-            r = run_once(
-                [
-                    str(KT_PY),
-                    str(ROOT / "bench" / "kafka_tools_ref.py"),
-                    "--inventory",
-                    str(inv),
-                    "--current",
-                    str(cur),
-                    "--out",
-                    str(outp),
-                    *what,
-                ]
+            plans["kafka-tools"] = run_peer(
+                KT_PY, "kafka_tools_ref.py", inv, cur, work / "kt.json", what
             )
-            if r.returncode == 0:
-                doc = json.loads(outp.read_text())
-                plan = {
-                    (p["topic"], p["partition"]): (tuple(p["replicas"]), ())
-                    for p in doc["plan"]["partitions"]
-                }
-                plans["kafka-tools"] = (plan, r.seconds, f"balancing {doc['seconds']:.1f} s")
-            else:
-                err = r.stderr.decode(errors="replace").strip().splitlines()[-1:]
-                plans["kafka-tools"] = (None, r.seconds, f"exit {r.returncode}: {err}")
         f0 = figures(cl.state, live, {})
         got: dict[str, dict[str, float]] = {}
         for tool, (plan, secs, note) in plans.items():
