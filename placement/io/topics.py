@@ -250,6 +250,7 @@ def read_topics(
     specs: list[TopicSpec] = []
     seen: dict[str, int] = {}
     total = 0
+    per_topic_cap, total_cap = PARTITIONS_PER_TOPIC.value(), PARTITIONS_TOTAL.value()
     for i, t in enumerate(topics):
         ptr = f"/topics/{i}"
         if not isinstance(t, dict):
@@ -277,19 +278,19 @@ def read_topics(
                 f"{ptr}/partitions" if "partitions" in t else ptr,
                 f'topic "{topic}" needs "partitions": a positive integer',
             )
-        if count > PARTITIONS_PER_TOPIC.value():
+        if count > per_topic_cap:
             raise fail(
                 f"{ptr}/partitions",
                 f'topic "{topic}" asks for {count:,} partitions, above the cap of '
-                f"{PARTITIONS_PER_TOPIC.value():,} {PARTITIONS_PER_TOPIC.what}",
+                f"{per_topic_cap:,} {PARTITIONS_PER_TOPIC.what}",
                 PARTITIONS_PER_TOPIC.hint(),
             )
         total += count
-        if total > PARTITIONS_TOTAL.value():
+        if total > total_cap:
             raise fail(
                 f"{ptr}/partitions",
                 f"the topics up to {topic!r} add up to {total:,} partitions, above the cap of "
-                f"{PARTITIONS_TOTAL.value():,} {PARTITIONS_TOTAL.what}",
+                f"{total_cap:,} {PARTITIONS_TOTAL.what}",
                 PARTITIONS_TOTAL.hint(),
             )
         min_isr = t.get("min_isr")
