@@ -49,6 +49,9 @@ class PlanContext:
     excluded: frozenset[int] = frozenset()
     # for a fresh assignment: the partitions every topic must have (0..n-1)
     partition_counts: Mapping[str, int] | None = None
+    # broker -> the bytes it may hold, and partition sizes (unknown: 0 bytes)
+    disk_caps: Mapping[int, int] = field(default_factory=dict)
+    sizes: Mapping[Key, int] = field(default_factory=dict)
 
 
 def _check_one(
@@ -99,11 +102,14 @@ def check_plan(plan: Iterable[PartitionAssignment], ctx: PlanContext) -> list[Pl
     rack_of: dict[int, str | None] = {b.id: b.rack for b in ctx.inventory.brokers}
     problems: list[PlanProblem] = []
     seen: set[Key] = set()
+    planned: dict[Key, PartitionAssignment] = {}
     for a in plan:
         if a.key in seen:
             problems.append(PlanProblem(a.topic, a.partition, "listed twice in the plan"))
             continue
         seen.add(a.key)
+        if ctx.disk_caps:
+            planned[a.key] = a
         if ctx.current and a.key not in ctx.current:
             problems.append(PlanProblem(a.topic, a.partition, "not a partition of the cluster"))
         if ctx.partition_counts is not None and not (
@@ -122,6 +128,50 @@ def check_plan(plan: Iterable[PartitionAssignment], ctx: PlanContext) -> list[Pl
         for key, a in ctx.current.items():
             if key not in seen and set(a.replicas) & ctx.drained:
                 problems.append(PlanProblem(*key, "still on a drained broker after the plan"))
+    if planned:
+        problems.extend(_check_disks(planned, ctx))
+    return problems
+
+
+def _check_disks(planned: Mapping[Key, PartitionAssignment], ctx: PlanContext) -> list[PlanProblem]:
+    """Brokers the plan gives more bytes than they held, ending above their disk cap. A
+    broker already over its cap and not made worse is left alone: the plan may not be able
+    to empty it, and it did not cause it."""
+    gained: dict[int, int] = {}
+    first: dict[int, Key] = {}  # the lowest partition the plan adds to the broker, to name
+    for key, a in planned.items():
+        size = ctx.sizes.get(key, 0)
+        if not size:
+            continue
+        old = ctx.current.get(key)
+        had = set(old.replicas) if old is not None else set()
+        now = set(a.replicas)
+        for b in now - had:
+            gained[b] = gained.get(b, 0) + size
+            first[b] = min(first.get(b, key), key)
+        for b in had - now:
+            gained[b] = gained.get(b, 0) - size
+    grew = {b for b, g in gained.items() if g > 0 and b in ctx.disk_caps}
+    if not grew:
+        return []
+    held = dict.fromkeys(grew, 0)
+    for key, a in ctx.current.items():
+        size = ctx.sizes.get(key, 0)
+        if size:
+            for b in a.replicas:
+                if b in held:
+                    held[b] += size
+    problems = []
+    for b in sorted(grew):
+        cap, total = ctx.disk_caps[b], held[b] + gained[b]
+        if total > cap:
+            problems.append(
+                PlanProblem(
+                    *first[b],
+                    f"broker {b} would hold {total:,} bytes, above its disk cap of {cap:,} "
+                    f"(it held {held[b]:,} before the plan)",
+                )
+            )
     return problems
 
 

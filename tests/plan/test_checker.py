@@ -106,3 +106,37 @@ def test_fresh_assignment_must_cover_every_partition() -> None:
 def test_duplicate_entries() -> None:
     entry = PA("orders", 0, (3, 4, 7, 11), (11,))
     assert messages([entry, entry], ctx()) == ["listed twice in the plan"]
+
+
+SIZES = {("orders", 0): 100, ("orders", 1): 50}
+
+
+def test_a_plan_may_not_fill_a_disk_past_its_cap() -> None:
+    plan = [PA("orders", 0, (3, 2, 5, 9), (9,))]  # broker 3: 50 held + 100 added
+    over = messages(plan, ctx(disk_caps={3: 149}, sizes=SIZES))
+    assert over == [
+        "broker 3 would hold 150 bytes, above its disk cap of 149 (it held 50 before the plan)"
+    ]
+    with pytest.raises(PlanCheckError):
+        verify_plan(plan, ctx(disk_caps={3: 149}, sizes=SIZES))
+    assert messages(plan, ctx(disk_caps={3: 150}, sizes=SIZES)) == []
+    # no caps, or no sizes (unknown: 0 bytes): nothing to check
+    assert messages(plan, ctx(sizes=SIZES)) == []
+    assert messages(plan, ctx(disk_caps={3: 0})) == []
+
+
+def test_a_broker_already_over_its_cap_and_not_made_worse_is_not_the_checkers_business() -> None:
+    context = ctx(disk_caps={3: 40, 4: 40}, sizes=SIZES)  # 3 holds orders-1 (50) before
+    assert messages([PA("orders", 1, (2, 3, 7, 10), (10,))], context) == []  # 3 untouched
+    assert messages([PA("orders", 1, (2, 4, 6, 10), (10,))], context) == [
+        "broker 4 would hold 50 bytes, above its disk cap of 40 (it held 0 before the plan)"
+    ]
+    # 3 gives orders-1 away and takes orders-0: 50 bytes more than it held, above its cap
+    trade = [PA("orders", 1, (2, 1, 6, 10), (10,)), PA("orders", 0, (3, 2, 5, 9), (9,))]
+    assert messages(trade, context) == [
+        "broker 3 would hold 100 bytes, above its disk cap of 40 (it held 50 before the plan)"
+    ]
+    # a plan that leaves 3 with less, even if still over its cap, passes
+    assert (
+        messages([PA("orders", 1, (2, 1, 6, 10), (10,))], ctx(disk_caps={3: 0}, sizes=SIZES)) == []
+    )
