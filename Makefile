@@ -31,14 +31,22 @@ fuzz: $(STAMP)
 demo: $(STAMP)
 	@bash examples/demo.sh
 
-# the rebalance benchmark's reference, Yelp kafka-utils, in a venv of its own (old pins)
+# the rebalance and quality benchmarks' reference, Yelp kafka-utils, in a venv of its own (old pins)
 KU_STAMP := .venv-kafka-utils/.installed
 $(KU_STAMP):
 	python3 -m venv .venv-kafka-utils
 	.venv-kafka-utils/bin/pip install --quiet kafka-utils==4.1.0
 	touch $@
 
-bench: $(STAMP) $(KU_STAMP)
+# the quality benchmark's second reference, LinkedIn kafka-tools (built from the sdist; it
+# imports six without declaring it)
+KT_STAMP := .venv-kafka-tools/.installed
+$(KT_STAMP):
+	python3 -m venv .venv-kafka-tools
+	.venv-kafka-tools/bin/pip install --quiet kafka-tools==0.1.9 six
+	touch $@
+
+bench: $(STAMP) $(KU_STAMP) $(KT_STAMP)
 	$(BIN)/python bench/run.py
 
 schemas: $(STAMP)

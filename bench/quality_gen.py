@@ -20,6 +20,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 Key = tuple[str, int]
 # (replicas with observers at the end, observers)
@@ -33,8 +34,8 @@ class Policy:
     sync: tuple[tuple[str, int], ...]
     observers: tuple[tuple[str, int], ...] = ()
 
-    def doc(self) -> dict:
-        out: dict = {
+    def doc(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "version": self.version,
             "replicas": [{"count": c, "constraints": {"rack": r}} for r, c in self.sync],
         }
@@ -44,9 +45,9 @@ class Policy:
                 out["observerPromotionPolicy"] = "under-min-isr"
         return out
 
-    def need(self) -> tuple[Counter, Counter]:
-        s: Counter = Counter()
-        o: Counter = Counter()
+    def need(self) -> tuple[Counter[str], Counter[str]]:
+        s: Counter[str] = Counter()
+        o: Counter[str] = Counter()
         for r, c in self.sync:
             s[r] += c
         for r, c in self.observers:
@@ -135,7 +136,7 @@ def generate(
         r: {b: (0.15 if rng.random() < 0.2 else 1 + 3 * rng.random()) for b in ids}
         for r, ids in racks.items()
     }
-    lead_count: Counter = Counter()
+    lead_count: Counter[int] = Counter()
     state: State = {}
     sizes: dict[Key, int] = {}
     for t, n in zip(names, counts, strict=True):
@@ -160,7 +161,7 @@ def generate(
                     per_rack[r] = chosen
             sync: list[int] = []
             observers: list[int] = []
-            taken = Counter()
+            taken: Counter[str] = Counter()
             for r, c in pol.sync:
                 sync.extend(per_rack[r][taken[r] : taken[r] + c])
                 taken[r] += c
@@ -184,11 +185,13 @@ def generate(
 # ---- files ---------------------------------------------------------------------------
 
 
-def inventory_doc(racks: dict[str, list[int]], capacity: dict[int, int] | None = None) -> dict:
+def inventory_doc(
+    racks: dict[str, list[int]], capacity: dict[int, int] | None = None
+) -> dict[str, Any]:
     brokers = []
     for r, ids in racks.items():
         for b in ids:
-            row: dict = {"id": b, "rack": r}
+            row: dict[str, Any] = {"id": b, "rack": r}
             row["capacity_bytes"] = (capacity or {}).get(b, 2**50)
             brokers.append(row)
     return {"brokers": sorted(brokers, key=lambda x: x["id"])}
@@ -214,7 +217,7 @@ def write_topics(
     return path
 
 
-def write_json(path: Path, doc: dict) -> Path:
+def write_json(path: Path, doc: dict[str, Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, separators=(",", ":")) + "\n", encoding="utf-8")
     return path
@@ -223,7 +226,7 @@ def write_json(path: Path, doc: dict) -> Path:
 def write_current(path: Path, state: State, with_observers: bool = True) -> Path:
     rows = []
     for (t, p), (replicas, observers) in sorted(state.items()):
-        row: dict = {"topic": t, "partition": p, "replicas": list(replicas)}
+        row: dict[str, Any] = {"topic": t, "partition": p, "replicas": list(replicas)}
         if with_observers and observers:
             row["observers"] = list(observers)
         rows.append(row)
