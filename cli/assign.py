@@ -116,6 +116,15 @@ def assign(
             "by this fraction.",
         ),
     ] = 0.1,
+    max_disk_usage: Annotated[
+        float,
+        typer.Option(
+            min=0.01,
+            max=1.0,
+            help="With partition sizes and capacity_bytes in the inventory: no broker may "
+            "end above this fraction of its disk (a hard limit; exit 1 when it cannot hold).",
+        ),
+    ] = 0.85,
     seed: Annotated[
         int, typer.Option(min=0, max=MAX_SEED, help="Seed: same inputs and seed, same plan.")
     ] = 0,
@@ -221,6 +230,7 @@ def assign(
             rebalance=rebalance,
             balance_leaders=balance_leaders,
             tolerance=tolerance,
+            max_disk_usage=max_disk_usage,
             params=SolveParams(time_limit=time_limit, seed=seed, workers=1),
         )
         outcome = run_assign(
@@ -341,11 +351,11 @@ def summarize(outcome: Any) -> None:
             f"{lead.after[0]}..{lead.after[1]}" if lead else "-",
         )
     console.print(table)
-    if outcome.leader_stats is not None:
+    if outcome.leader_stats is not None and outcome.leader_stats.changes:
         ls = outcome.leader_stats
         console.print(
-            f"leadership changes: {ls.changes}"
-            + (f" ({ls.evened_changes} where evened, lower bound {ls.bound})" if ls.bound else "")
+            f"leadership changes: {ls.changes} (lower bound {ls.bound}; {ls.forced} forced: "
+            "the old leader left its partition or its lead rack)"
         )
         if ls.uneven:
             console.print(

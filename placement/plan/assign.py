@@ -22,9 +22,10 @@ from placement.io.topics import TopicSpec
 from placement.model.assignment import PartitionAssignment
 from placement.model.policy import PlacementPolicy
 from placement.plan.checker import PlanContext, verify_plan
+from placement.solver.capacity import bytes_held, check_capacity, disk_caps
+from placement.solver.core import LeaderStats
 from placement.solver.engine import Options, RackSolve, solve
 from placement.solver.feasibility import check_feasible
-from placement.solver.leaders import LeaderStats
 from placement.solver.repair import Request
 
 Key = tuple[str, int]
@@ -202,18 +203,35 @@ def assign(
     managed = [a for a in assignments if a.topic in policies]
     in_use = {t: policies[t] for t in present | set(fresh) if t in policies}
     check_feasible(inv, in_use, drained=drained, excluded=excluded, current=managed)
-    req = Request(inv, in_use, managed, fresh, drained, excluded, current.sizes if current else {})
+    sizes = current.sizes if current else {}
+    caps = disk_caps(inv, options.max_disk_usage) if sizes else {}
+    fixed: dict[int, int] = {}
+    if caps:
+        check_capacity(
+            inv, in_use, assignments, sizes, caps, drained=drained, excluded=excluded
+        )
+        fixed = bytes_held([a for a in assignments if a.topic not in policies], sizes)
+    req = Request(inv, in_use, managed, fresh, drained, excluded, sizes, caps, fixed)
     solution = solve(req, options)
     plan = solution.plan
     before = {a.key: a for a in managed}
     verify_plan(
-        plan, PlanContext(inv, in_use, before, drained, excluded, partition_counts=fresh or None)
+        plan,
+        PlanContext(
+            inv,
+            in_use,
+            before,
+            drained,
+            excluded,
+            partition_counts=fresh or None,
+            disk_caps=caps,
+            sizes=sizes,
+        ),
     )
     after = dict(before)
     after.update({a.key: a for a in plan})
     added = removed = 0
     moved: int | None = 0
-    sizes = req.sizes
     for a in plan:
         old = set(before[a.key].replicas) if a.key in before else set()
         new = set(a.replicas)

@@ -1,11 +1,11 @@
 """Choose and run the engines for one `assign` request; nothing here reads or writes files.
 
 - fresh topics: the ring layout (`fresh`), balanced by construction;
-- partitions that must change: the repair (`repair`), moves = lower bound by construction;
-- `--rebalance`: the fast leveling (`rebalance`) on the repaired state. When it cannot show
-  that a rack is at its lower bound and the rack is small enough, CP-SAT (`cpsat`) solves
-  that rack exactly, warm-started from the fast result, and its plan is kept if better;
-- `--balance-leaders`: reorder sync replicas (`leaders`).
+- an existing cluster: the goal-ordered core (`core`): repair, drain, exclude, dead
+  brokers, ``--rebalance`` by replica counts and ``--balance-leaders``, one min-cost flow
+  per rack. When a rack ends above its bound or uneven and is small enough, CP-SAT
+  (`cpsat`) solves it exactly, warm-started from the flow, and its plan is kept if better;
+- ``--rebalance`` with sizes: the bytes leveling (`rebalance`) after the core.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 
 from placement.errors import NoSolutionError
 from placement.model.assignment import PartitionAssignment
+from placement.solver.capacity import enforce_capacity
+from placement.solver.core import LeaderStats, plan_core
 from placement.solver.cpsat import RackProblem, SolveParams, SolveResult, solve_rack
 from placement.solver.fresh import plan_fresh
-from placement.solver.leaders import LeaderStats, balance_leaders
 from placement.solver.rebalance import RackGoal, rebalance
-from placement.solver.repair import Request, lower_bound, plan_repair
+from placement.solver.repair import Request, lower_bound
 
 Key = tuple[str, int]
 
@@ -34,6 +35,7 @@ class Options:
     rebalance: bool = False
     balance_leaders: bool = False
     tolerance: float = 0.1  # bytes per broker may exceed the rack's mean by this fraction
+    max_disk_usage: float = 0.85  # of capacity_bytes, a hard limit when sizes are known
     # one worker: CP-SAT with more may return another of several equal optima, and the
     # same inputs and seed must give the same bytes (measured: no slower on this model)
     params: SolveParams = field(default_factory=lambda: SolveParams(workers=1))
@@ -54,7 +56,8 @@ class Solution:
     bytes_bound: int | None  # rebalance by bytes: bytes that must leave over-cap brokers
     engine: str
     exact: list[RackSolve]
-    leaders: LeaderStats | None
+    leaders: LeaderStats | None  # None for fresh topics
+    capacity_moved: int | None = None  # bytes relocated to keep brokers under their disk cap
 
 
 def _members(req: Request) -> dict[str, list[int]]:
@@ -161,33 +164,42 @@ def solve(req: Request, options: Options) -> Solution:
         return Solution(plan, sum(bounds.values()), None, engine, [], None)
 
     before = {a.key: a for a in req.current}
-    after = dict(before)
-    after.update({a.key: a for a in plan_repair(req)})
-    engine = "repair (keep what fits, least-loaded placement)"
+    by_counts = options.rebalance and not req.sizes
+    core = plan_core(req, rebalance=by_counts, balance_leaders=options.balance_leaders)
+    after = core.after
+    engine = (
+        "goal-ordered core (min-cost flow per rack: moves, then rack, topic and leader balance)"
+    )
     exact: list[RackSolve] = []
     bytes_bound = None
-    if options.rebalance:
+    if by_counts:
+        for rack, bound in core.balance_bound.items():
+            bounds[rack] = max(bounds.get(rack, 0), bound)
+        engine += " + rebalance"
+        exact = _exact_racks(req, goals, after, before, bounds, options.params)
+        if any(r.used for r in exact):
+            engine += " + CP-SAT per rack"
+    elif options.rebalance:
         rack_bound = rebalance(after, before, goals, req.sizes, options.tolerance)
-        if req.sizes:
-            bytes_bound = sum(rack_bound.values())
-            engine += f" + rebalance by bytes (cap: rack mean + {options.tolerance:.0%})"
-        else:
-            engine += " + rebalance (direct moves, then chains)"
-            for rack in rack_bound:
-                bounds[rack] = max(bounds.get(rack, 0), rack_bound[rack])
-            exact = _exact_racks(req, goals, after, before, bounds, options.params)
-            if any(r.used for r in exact):
-                engine += " + CP-SAT per rack"
-    leaders = None
-    if options.balance_leaders:
+        bytes_bound = sum(rack_bound.values())
+        engine += f" + rebalance by bytes (cap: rack mean + {options.tolerance:.0%})"
+    capacity_moved = None
+    if req.caps and req.sizes:
         rack_of = {b.id: b.rack for b in req.inventory.brokers}
-        leaders = balance_leaders(after, req.policies, rack_of, {g.rack: g.brokers for g in goals})
+        receivers = {g.rack: g.brokers for g in goals}
+        capacity_moved = enforce_capacity(
+            after, before, rack_of, req.caps, req.sizes, receivers, fixed=req.fixed_bytes
+        )
+        if capacity_moved:
+            engine += " + disk capacity"
     plan = [
         a
         for key, a in sorted(after.items())
         if a.replicas != before[key].replicas or a.observers != before[key].observers
     ]
-    return Solution(plan, sum(bounds.values()), bytes_bound, engine, exact, leaders)
+    return Solution(
+        plan, sum(bounds.values()), bytes_bound, engine, exact, core.leaders, capacity_moved
+    )
 
 
 def _exact_racks(

@@ -1,20 +1,14 @@
-"""`--rebalance`: move valid replicas until every rack is even, with the fewest moves.
+"""`--rebalance` by bytes (partition sizes known), after the core has repaired the cluster.
 
-Works on the state after repair (every partition already meets its policy). Within one
-rack the brokers that may take replicas (not drained, not excluded) get targets:
-
-- replica counts (sizes unknown): ``floor(total / brokers)`` each, one more for the
-  ``total % brokers`` brokers that keep the most of their current replicas. Every broker
-  then ends within one of every other, and no targets need fewer moves, so
-  ``sum(max(0, target - kept))`` over brokers is a lower bound on replicas added in the
-  rack (`bound`), next to the per-partition repair bound;
-- bytes (sizes known): at most ``mean * (1 + tolerance)`` bytes per broker; the bytes above
-  that cap must leave, which bounds the bytes moved.
-
-Replicas leave a broker above its target for one below it: first those the repair just
-added (moving them costs nothing more), then observers and followers, leaders last. A
-replica never goes to a broker that already holds its partition; when no direct move is
-left, a chain (heavy -> middle -> light, each step a different partition) finishes.
+Replica counts are the core's (`core`, one min-cost flow per rack). With sizes, within one
+rack the brokers that may take replicas (not drained, not excluded) may hold at most
+``mean * (1 + tolerance)`` bytes; the bytes above that cap must leave, which bounds the
+bytes moved. Replicas leave a broker above the cap for the lightest broker with room:
+first those the repair just added (moving them costs nothing more), then observers and
+followers, leaders last; a replica never goes to a broker that already holds its
+partition. Then replica counts: a broker above ``COUNT_SLACK`` times the rack's mean count
+(it holds many small partitions) passes its smallest replicas to brokers below the mean
+that stay under the byte cap, so bytes and counts are even at the same time.
 """
 
 from __future__ import annotations
@@ -97,69 +91,6 @@ class _Rack:
                 yield key
 
 
-def count_targets(load: Mapping[int, int], kept: Mapping[int, int]) -> dict[int, int]:
-    q, r = divmod(sum(load.values()), len(load))
-    order = sorted(load, key=lambda b: (-kept[b], -load[b], b))
-    return {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
-
-
-def _level_counts(rack: _Rack) -> None:
-    goal = count_targets(rack.load, rack.kept)
-    under = [b for b in sorted(goal) if rack.load[b] < goal[b]]
-    for src in sorted(goal, key=lambda b: (goal[b] - rack.load[b], b)):
-        if rack.load[src] <= goal[src]:
-            break
-        for key in rack.preference(src):
-            if rack.load[src] <= goal[src]:
-                break
-            held = rack.after[key].replicas
-            dst = next((u for u in under if rack.load[u] < goal[u] and u not in held), None)
-            if dst is not None:
-                rack.move(key, src, dst)
-        under = [u for u in under if rack.load[u] < goal[u]]
-    _chains(rack)
-
-
-def _chains(rack: _Rack) -> None:
-    """Finish what direct moves could not: heavy -> ... -> light paths, shortest first."""
-    stuck: set[int] = set()
-    while True:
-        floor = min(rack.load.values())
-        sources = [b for b in rack.load if b not in stuck and rack.load[b] >= floor + 2]
-        if not sources:
-            return
-        heavy = max(sources, key=lambda b: (rack.load[b], -b))
-        parent: dict[int, tuple[int, Key]] = {}
-        frontier, seen, found = [heavy], {heavy}, None
-        order = sorted(rack.load, key=lambda b: (rack.load[b], b))
-        while frontier and found is None:
-            nxt = []
-            for src in frontier:
-                for dst in order:
-                    if dst in seen:
-                        continue
-                    key = next((k for k in rack.on[src] if dst not in rack.after[k].replicas), None)
-                    if key is None:
-                        continue
-                    seen.add(dst)
-                    parent[dst] = (src, key)
-                    if rack.load[dst] <= rack.load[heavy] - 2:
-                        found = dst
-                        break
-                    nxt.append(dst)
-                if found is not None:
-                    break
-            frontier = nxt
-        if found is None:
-            stuck.add(heavy)
-            continue
-        node = found
-        while node != heavy:
-            src, key = parent[node]
-            rack.move(key, src, node)
-            node = src
-
-
 def byte_cap(load: Mapping[int, int], tolerance: float) -> int:
     return int(sum(load.values()) / len(load) * (1 + tolerance))
 
@@ -186,6 +117,39 @@ def _level_bytes(rack: _Rack, tolerance: float) -> None:
                 rack.move(key, src, dst)
 
 
+COUNT_SLACK = 1.05  # replicas per broker: at most this times the rack's mean after bytes
+
+
+def _level_counts_under_cap(rack: _Rack, cap: int) -> None:
+    count = dict.fromkeys(rack.load, 0)
+    for b, keys in rack.on.items():
+        count[b] = len(keys)
+    mean = sum(count.values()) / len(count)
+    limit = int(mean * COUNT_SLACK)
+    for src in sorted(count, key=lambda b: (-count[b], b)):
+        if count[src] <= limit:
+            break
+        small = sorted(rack.on[src], key=lambda k: (rack.cost(k), k))
+        for key in small:
+            if count[src] <= limit:
+                break
+            size = rack.cost(key)
+            held = rack.after[key].replicas
+            dst = min(
+                (
+                    b
+                    for b in rack.load
+                    if b not in held and count[b] < mean and rack.load[b] + size <= cap
+                ),
+                key=lambda b: (count[b], rack.load[b], b),
+                default=None,
+            )
+            if dst is not None:
+                rack.move(key, src, dst)
+                count[src] -= 1
+                count[dst] += 1
+
+
 def rebalance(
     after: dict[Key, PartitionAssignment],
     before: Mapping[Key, PartitionAssignment],
@@ -193,10 +157,9 @@ def rebalance(
     sizes: Mapping[Key, int],
     tolerance: float = 0.1,
 ) -> dict[str, int]:
-    """Even out every rack of ``after`` in place. Returns per rack a lower bound: on the
-    replicas added there in all (counts), or on the bytes that must leave brokers over the
-    cap beyond what the repair moves (bytes)."""
-    use_bytes = bool(sizes)
+    """Even out the bytes of every rack of ``after`` in place. Returns per rack a lower
+    bound on the bytes that must leave brokers over the cap beyond what the repair moves."""
+    use_bytes = True
     racks = {g.rack: _Rack(g.brokers, after, before, sizes, use_bytes) for g in goals if g.brokers}
     where = {b: r for r in racks.values() for b in r.load}
     for key, a in after.items():
@@ -217,12 +180,8 @@ def rebalance(
                 r.kept[b] += w
     bounds: dict[str, int] = {}
     for name, r in racks.items():
-        if use_bytes:
-            cap = byte_cap(r.load, tolerance)
-            bounds[name] = sum(max(0, w - cap) for w in r.kept.values())
-            _level_bytes(r, tolerance)
-        else:
-            goal = count_targets(r.load, r.kept)
-            bounds[name] = sum(max(0, goal[b] - r.kept[b]) for b in goal)
-            _level_counts(r)
+        cap = byte_cap(r.load, tolerance)
+        bounds[name] = sum(max(0, w - cap) for w in r.kept.values())
+        _level_bytes(r, tolerance)
+        _level_counts_under_cap(r, cap)
     return bounds

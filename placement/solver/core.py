@@ -1,0 +1,543 @@
+"""The goal-ordered core of every `assign` mode on an existing cluster (repair, drain,
+exclude, dead brokers, ``--rebalance``, ``--balance-leaders``).
+
+Goals, highest first; a lower goal never undoes a higher one:
+
+1. hard: every policy met, nothing on drained or dead brokers, nothing new on excluded
+   brokers (disk capacity is enforced after, in `capacity`);
+2. fewest replicas added for what the mode requires: the partitions that break their
+   policy keep what their policy allows; ``--rebalance`` adds the fewest that bring every
+   rack within one replica per broker;
+3. balance, among plans with those moves: replicas per broker of each rack, then replicas
+   of each topic per broker of a rack (both in one min-cost flow per rack, `flow`), then
+   preferred leaders per broker of each lead rack (`level.level_units` over the leaders
+   that are free to choose);
+4. fewest leadership changes: a leader that can stay, stays; only ``--balance-leaders``
+   moves leadership from a partition that keeps its leader's replica.
+
+Every free choice (which replica a partition drops, which broker takes a forced addition,
+which replicas move to new brokers, who leads after a leader leaves) is made by these goals.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from placement.model.assignment import PartitionAssignment
+from placement.model.policy import PlacementPolicy
+from placement.solver.flow import Item, RackFlow, Targets
+from placement.solver.level import level_units
+from placement.solver.repair import Request, needs_change
+
+Key = tuple[str, int]
+
+# --rebalance: a broker above its floor offers the flow this many of its partitions per
+# replica above the floor, plus a few: enough choice for the topics, a bounded network
+OFFER = 3
+OFFER_MIN = 16
+
+
+@dataclass(frozen=True)
+class LeaderStats:
+    changes: int  # partitions whose preferred leader differs from the current one
+    forced: int  # of which the old leader could not stay (its replica left, or the rack)
+    bound: int  # fewest changes any plan with these replicas needs (evened racks)
+    uneven: tuple[str, ...]  # lead racks the choices left cannot even out
+    spread_before: dict[str, tuple[int, int]]  # rack -> (min, max) leaders per broker
+    spread_after: dict[str, tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class CoreResult:
+    after: dict[Key, PartitionAssignment]
+    balance_bound: dict[str, int]  # --rebalance: replicas any evening plan adds, per rack
+    leaders: LeaderStats
+
+
+class _Cluster:
+    """Who is where: racks, the brokers that may keep and may receive replicas."""
+
+    def __init__(self, req: Request) -> None:
+        self.rack_of = {b.id: b.rack for b in req.inventory.brokers}
+        self.members: dict[str, list[int]] = {}
+        for node in req.inventory.brokers:
+            if node.rack is not None:
+                self.members.setdefault(node.rack, []).append(node.id)
+        self.usable = {b for b, r in self.rack_of.items() if r is not None} - set(req.drained)
+        self.receivers = {
+            rack: tuple(sorted(b for b in ids if b in self.usable and b not in req.excluded))
+            for rack, ids in self.members.items()
+        }
+
+    def held(self, a: PartitionAssignment, rack: str) -> list[int]:
+        return [
+            b for b in dict.fromkeys(a.replicas) if self.rack_of.get(b) == rack and b in self.usable
+        ]
+
+
+def _lead_rack(policy: PlacementPolicy) -> str:
+    return policy.replicas[0].constraints.rack
+
+
+def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreResult:
+    """The state after the plan, every partition of ``req.current`` included."""
+    c = _Cluster(req)
+    before = {a.key: a for a in req.current}
+    policies = req.policies
+    unusable = {b for a in req.current for b in a.replicas if b not in c.usable}
+    racks = {rack: _RackState(ids) for rack, ids in c.members.items()}
+    for key, a in before.items():
+        policy = policies.get(key[0])
+        groups: dict[str, list[int]] = {}
+        for b in dict.fromkeys(a.replicas):
+            r = c.rack_of.get(b)
+            if r is not None and b in c.usable:
+                groups.setdefault(r, []).append(b)
+        if policy is None or not needs_change(a, policy, c.rack_of, unusable):
+            for r, here in groups.items():
+                racks[r].fixed(key, here, a.replicas[0] if a.replicas else None)
+            continue
+        leader = a.replicas[0] if a.replicas else None
+        lead_rack = _lead_rack(policy)
+        for r, (s, o) in policy.per_rack().items():
+            here = groups.get(r, [])
+            st = racks[r]
+            for b in here:  # any of them may be the one kept: a weaker bound, never wrong
+                st.kept[b] += 1
+            sticky = leader if leader in here and r == lead_rack else None
+            leads = r == lead_rack and sticky is None and (s, o) == (1, 0)
+            st.add(key, Item(key[0], s + o, tuple(here), sticky=sticky, leads=leads))
+    chosen: dict[Key, dict[str, tuple[int, ...]]] = {}
+    balance_bound: dict[str, int] = {}
+    for rack in sorted(racks):
+        st = racks[rack]
+        receivers = c.receivers.get(rack, ())
+        targets = None
+        if rebalance and receivers:
+            targets, balance_bound[rack] = st.targets(receivers)
+            st.offer(before, receivers, targets)
+        flow = RackFlow(receivers, st.base, st.topic_base, st.items, targets)
+        result = flow.solve()
+        for key, brokers in zip(st.keys, result, strict=True):
+            chosen.setdefault(key, {})[rack] = brokers
+        _even_new_leaders(rack, receivers, st, result, before, chosen)
+    if req.sizes:
+        for rack in sorted(racks):
+            _even_bytes(c.receivers.get(rack, ()), rack, before, chosen, req.sizes, c)
+    after = dict(before)
+    touched: list[Key] = []
+    for key in sorted(chosen):
+        old = before[key]
+        policy = policies[key[0]]
+        mine = chosen[key]
+        placed = {r: mine[r] if r in mine else tuple(c.held(old, r)) for r in policy.per_rack()}
+        new = _roles(old, policy, placed)
+        if new != old:
+            after[key] = new
+            touched.append(key)
+    leaders = _choose_leaders(req, c, before, after, touched, balance_leaders)
+    return CoreResult(after, balance_bound, leaders)
+
+
+def _even_new_leaders(
+    rack: str,
+    receivers: tuple[int, ...],
+    st: _RackState,
+    placed: list[tuple[int, ...]],
+    before: Mapping[Key, PartitionAssignment],
+    chosen: dict[Key, dict[str, tuple[int, ...]]],
+) -> None:
+    """Preferred leaders, without touching what the flow evened: a partition whose old
+    leader is gone and that has one replica in its lead rack is led by the broker the flow
+    gave it. Two replicas of the same topic added in the rack trade brokers (the new leader
+    goes to a broker that leads less, a new follower takes its place) while a trade
+    narrows the rack's leader spread: replicas per broker and per topic stay as they were,
+    and no trade costs a move."""
+    weight = {b: st.leaders[b] for b in receivers}
+    if len(weight) < 2:
+        return
+    lead_on: dict[int, list[Key]] = {b: [] for b in receivers}
+    other_on: dict[int, list[Key]] = {b: [] for b in receivers}
+    holders: dict[Key, set[int]] = {}
+    count = Counter(st.topic_base)  # (topic, broker) -> replicas there after the flow
+    for key, it, brokers in zip(st.keys, st.items, placed, strict=True):
+        holders[key] = set(brokers)
+        old = set(before[key].replicas)
+        for b in brokers:
+            count[(key[0], b)] += 1
+            if b not in weight or b in old:
+                continue
+            if it.leads:
+                weight[b] += 1
+                lead_on[b].append(key)
+            else:
+                other_on[b].append(key)
+
+    def fits(x: Key, y: Key, heavy: int, light: int) -> bool:
+        """x (leading, on heavy) and y (following, on light) may trade brokers: neither
+        partition holds the other broker, and neither topic gets less even."""
+        if light in holders[x] or heavy in holders[y]:
+            return False
+        return x[0] == y[0] or (
+            count[(x[0], light)] < count[(x[0], heavy)]
+            and count[(y[0], heavy)] < count[(y[0], light)]
+        )
+
+    stuck: set[tuple[int, int]] = set()
+    for _ in range(sum(len(v) for v in lead_on.values())):
+        order = sorted(weight, key=lambda b: (weight[b], b))
+        pair = next(
+            (
+                (h, lt)
+                for h in reversed(order)
+                for lt in order
+                if weight[h] - weight[lt] >= 2 and (h, lt) not in stuck
+            ),
+            None,
+        )
+        if pair is None:
+            return
+        heavy, light = pair
+        trade = next(
+            ((x, y) for x in lead_on[heavy] for y in other_on[light] if fits(x, y, heavy, light)),
+            None,
+        )
+        if trade is None:
+            stuck.add(pair)
+            continue
+        x, y = trade
+        _swap(chosen, rack, x, heavy, light)
+        _swap(chosen, rack, y, light, heavy)
+        holders[x] = (holders[x] - {heavy}) | {light}
+        holders[y] = (holders[y] - {light}) | {heavy}
+        for key, src, dst in ((x, heavy, light), (y, light, heavy)):
+            count[(key[0], src)] -= 1
+            count[(key[0], dst)] += 1
+        lead_on[heavy].remove(x)
+        lead_on[light].append(x)
+        other_on[light].remove(y)
+        other_on[heavy].append(y)
+        weight[heavy] -= 1
+        weight[light] += 1
+
+
+def _even_bytes(
+    receivers: tuple[int, ...],
+    rack: str,
+    before: Mapping[Key, PartitionAssignment],
+    chosen: dict[Key, dict[str, tuple[int, ...]]],
+    sizes: Mapping[Key, int],
+    c: _Cluster,
+) -> None:
+    """Bytes per broker, without touching the counts the flow evened: two replicas this
+    plan adds in the rack trade brokers (a big one from the heaviest broker for a smaller
+    one on a lighter broker) while a trade narrows the gap. Both are added anyway, so no
+    trade costs a move."""
+    if len(receivers) < 2:
+        return
+    load = dict.fromkeys(receivers, 0)
+    holders: dict[Key, set[int]] = {}
+    added: dict[int, list[Key]] = {b: [] for b in receivers}
+    for key, a in before.items():
+        mine = chosen.get(key, {}).get(rack)
+        here = mine if mine is not None else tuple(c.held(a, rack))
+        size = sizes.get(key, 0)
+        for b in here:
+            if b in load:
+                load[b] += size
+        if mine is not None:
+            holders[key] = set(mine)
+            old = set(a.replicas)
+            for b in mine:
+                if b in added and b not in old:
+                    added[b].append(key)
+    for _ in range(sum(len(v) for v in added.values())):
+        order = sorted(receivers, key=lambda b: (load[b], b))
+        done = True
+        for heavy in reversed(order[-8:]):
+            for light in order[:8]:
+                gap = load[heavy] - load[light]
+                if gap < 2:
+                    break
+                trade = _best_trade(added[heavy], added[light], heavy, light, gap, holders, sizes)
+                if trade is None:
+                    continue
+                x, y = trade
+                _swap(chosen, rack, x, heavy, light)
+                added[heavy].remove(x)
+                added[light].append(x)
+                holders[x] = (holders[x] - {heavy}) | {light}
+                moved = sizes.get(x, 0)
+                if y is not None:
+                    _swap(chosen, rack, y, light, heavy)
+                    added[light].remove(y)
+                    added[heavy].append(y)
+                    holders[y] = (holders[y] - {light}) | {heavy}
+                    moved -= sizes.get(y, 0)
+                load[heavy] -= moved
+                load[light] += moved
+                done = False
+                break
+            if not done:
+                break
+        if done:
+            return
+
+
+def _best_trade(
+    on_heavy: list[Key],
+    on_light: list[Key],
+    heavy: int,
+    light: int,
+    gap: int,
+    holders: Mapping[Key, set[int]],
+    sizes: Mapping[Key, int],
+) -> tuple[Key, Key | None] | None:
+    """The trade of an added replica of ``heavy`` for one of ``light`` whose size
+    difference comes nearest half the gap (and stays below the gap)."""
+    best: tuple[int, Key, Key | None] | None = None
+    smalls = sorted(on_light, key=lambda k: (sizes.get(k, 0), k))
+    for x in sorted(on_heavy, key=lambda k: (-sizes.get(k, 0), k))[:64]:
+        if light in holders[x]:
+            continue
+        for y in smalls[:64]:
+            if heavy in holders[y]:
+                continue
+            delta = sizes.get(x, 0) - sizes.get(y, 0)
+            if 0 < delta < gap:
+                score = abs(gap - 2 * delta)
+                if best is None or score < best[0]:
+                    best = (score, x, y)
+    return None if best is None else (best[1], best[2])
+
+
+def _swap(
+    chosen: dict[Key, dict[str, tuple[int, ...]]], rack: str, key: Key, src: int, dst: int
+) -> None:
+    chosen[key][rack] = tuple(sorted(dst if b == src else b for b in chosen[key][rack]))
+
+
+class _RackState:
+    """One rack while the flow is built: load outside the flow, and the flow's items."""
+
+    def __init__(self, ids: Iterable[int]) -> None:
+        self.base = dict.fromkeys(ids, 0)
+        self.topic_base: Counter[tuple[str, int]] = Counter()
+        self.kept = dict.fromkeys(self.base, 0)  # replicas each broker could keep
+        self.on: dict[int, list[Key]] = {b: [] for b in self.base}  # offerable partitions
+        self.items: list[Item] = []
+        self.keys: list[Key] = []
+        self.leaders: Counter[int] = Counter()  # preferred leaders that stay put
+
+    def fixed(self, key: Key, here: Iterable[int], leader: int | None) -> None:
+        for b in here:
+            self.base[b] += 1
+            self.topic_base[(key[0], b)] += 1
+            self.kept[b] += 1
+            self.on[b].append(key)
+            if b == leader:
+                self.leaders[b] += 1
+
+    def add(self, key: Key, item: Item) -> None:
+        self.items.append(item)
+        self.keys.append(key)
+
+    def targets(self, receivers: tuple[int, ...]) -> tuple[Targets, int]:
+        """Floor and ceiling per receiving broker, and the replicas any plan that meets them
+        must add: the ceilings go to the brokers that keep the most."""
+        total = sum(self.base[b] for b in receivers) + sum(
+            max(0, it.need - sum(1 for b in it.held if b not in receivers)) for it in self.items
+        )
+        q, r = divmod(total, len(receivers))
+        order = sorted(receivers, key=lambda b: (-self.kept[b], b))
+        goal = {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
+        bound = sum(max(0, goal[b] - self.kept[b]) for b in receivers)
+        return Targets(q, q + (1 if r else 0)), bound
+
+    def offer(
+        self,
+        before: Mapping[Key, PartitionAssignment],
+        receivers: tuple[int, ...],
+        targets: Targets,
+    ) -> None:
+        """--rebalance: the partitions the brokers above their floor may shed join the flow,
+        with arcs to the brokers below their ceiling; the ones whose topic the broker holds
+        most of come first, preferred leaders last."""
+        under = tuple(b for b in receivers if self.base[b] < targets.ceiling)
+        over = [b for b in receivers if self.base[b] > targets.floor]
+        if not under or not over:
+            return
+        topic_total: Counter[str] = Counter()
+        for (t, _b), n in self.topic_base.items():
+            topic_total[t] += n
+        share = {t: n / len(receivers) for t, n in topic_total.items()}
+        offered: set[Key] = set()
+        for b in over:
+            want = OFFER * (self.base[b] - targets.floor) + OFFER_MIN
+            ranked = sorted(
+                (k for k in self.on[b] if k not in offered),
+                key=lambda k: (
+                    before[k].replicas[0] == b,
+                    -(self.topic_base[(k[0], b)] - share[k[0]]),
+                    k,
+                ),
+            )
+            offered.update(ranked[:want])
+        members = set(self.base)
+        for key in sorted(offered):
+            a = before[key]
+            here = [b for b in dict.fromkeys(a.replicas) if b in members]
+            for b in here:
+                self.base[b] -= 1
+                self.topic_base[(key[0], b)] -= 1
+            leader = a.replicas[0]  # valid partitions: a leader here is of the lead rack
+            sticky = leader if leader in here else None
+            if sticky is not None:
+                self.leaders[sticky] -= 1
+            self.add(key, Item(key[0], len(here), tuple(here), new=under, sticky=sticky))
+
+
+def _roles(
+    old: PartitionAssignment, policy: PlacementPolicy, racks: Mapping[str, tuple[int, ...]]
+) -> PartitionAssignment:
+    """Sync replicas and observers from the brokers chosen per rack, old roles kept where
+    they can be (a kept sync replica stays sync, a kept observer stays an observer). The
+    old leader leads when it is still a sync replica of the lead rack; otherwise the first
+    sync replica there leads until `_choose_leaders` picks."""
+    old_sync = old.sync
+    old_obs = set(old.observers)
+    sync: list[int] = []
+    observers: list[int] = []
+    for rack, (s, _o) in policy.per_rack().items():
+        brokers = list(racks[rack])
+        was_sync = [b for b in old_sync if b in brokers]
+        new = [b for b in brokers if b not in old_sync and b not in old_obs]
+        was_obs = [b for b in old.observers if b in brokers]
+        order = was_sync + new + was_obs if len(was_sync) < s else was_sync + was_obs + new
+        if len(was_sync) > s:  # fewer sync replicas here now: the leader stays sync
+            lead = old.replicas[0]
+            order = sorted(was_sync, key=lambda b: b != lead) + was_obs + new
+        sync.extend(order[:s])
+        observers.extend(sorted(order[s:], key=lambda b: (b not in old_obs, b)))
+    lead_rack = _lead_rack(policy)
+    leader = old.replicas[0] if old.replicas else None
+    if leader not in sync or leader not in racks[lead_rack]:
+        leader = next(b for b in sync if b in racks[lead_rack])
+    rest = [b for b in sync if b != leader]
+    if (
+        set(rest) == set(old_sync) - {leader}
+        and set(observers) == old_obs
+        and leader == (old.replicas[0] if old.replicas else None)
+    ):
+        return old  # same roles: keep the old order, nothing to do
+    rest.sort(key=lambda b: (b not in old_sync, old_sync.index(b) if b in old_sync else b))
+    return PartitionAssignment(
+        old.topic, old.partition, (leader, *rest, *observers), tuple(observers)
+    )
+
+
+def leader_spread(
+    state: Mapping[Key, PartitionAssignment],
+    policies: Mapping[str, PlacementPolicy],
+    may_lead: Mapping[str, tuple[int, ...]],
+) -> dict[str, tuple[int, int]]:
+    """Per lead rack: (min, max) preferred leaders over the brokers that may lead there."""
+    counts = {rack: dict.fromkeys(ids, 0) for rack, ids in may_lead.items()}
+    used: set[str] = set()
+    for a in state.values():
+        policy = policies.get(a.topic)
+        if policy is None or not a.replicas:
+            continue
+        rack = _lead_rack(policy)
+        used.add(rack)
+        here = counts.get(rack)
+        if here is not None and a.replicas[0] in here:
+            here[a.replicas[0]] += 1
+    return {r: (min(c.values()), max(c.values())) for r, c in counts.items() if c and r in used}
+
+
+def _choose_leaders(
+    req: Request,
+    c: _Cluster,
+    before: Mapping[Key, PartitionAssignment],
+    after: dict[Key, PartitionAssignment],
+    touched: list[Key],
+    balance_leaders: bool,
+) -> LeaderStats:
+    """Goal 3 (leaders per broker) within goal 4 (fewest leadership changes).
+
+    A partition whose old leader is no longer a sync replica of its lead rack must change
+    leader: it takes whichever of its sync replicas there evens the rack. The others keep
+    theirs, except under ``--balance-leaders``, where any partition may change leader and
+    the changes beyond the forced ones are the fewest that even the rack (direct moves of
+    `level_units` meet that bound; chains are the rare exception, and reported)."""
+    policies = req.policies
+    may_lead = c.receivers
+    spread_before = leader_spread(before, policies, may_lead)
+    forced: set[Key] = set()
+    for key in touched:
+        a = after[key]
+        old_leader = before[key].replicas[0]
+        lead_rack = _lead_rack(policies[key[0]])
+        if old_leader not in a.sync or c.rack_of.get(old_leader) != lead_rack:
+            forced.add(key)
+    scope = sorted(after) if balance_leaders else sorted(forced)
+    by_rack: dict[str, list[Key]] = {}
+    for key in scope:
+        by_rack.setdefault(_lead_rack(policies[key[0]]), []).append(key)
+    bound = 0
+    uneven: list[str] = []
+    for rack, keys in sorted(by_rack.items()):
+        weight = dict.fromkeys(may_lead.get(rack, ()), 0)
+        if not weight:
+            continue
+        movable = set(keys)
+        kept = dict(weight)
+        for key, a in after.items():
+            if key in movable or not a.replicas:
+                continue
+            if a.replicas[0] in weight and _lead_rack(policies[key[0]]) == rack:
+                weight[a.replicas[0]] += 1
+                kept[a.replicas[0]] += 1
+        # forced ones first (they change anyway), each to the lightest of its candidates
+        keys.sort(key=lambda k: (k not in forced, k))
+        at: list[int] = []
+        cands: list[list[int]] = []
+        for key in keys:
+            a = after[key]
+            cand = [b for b in a.sync if c.rack_of.get(b) == rack and b in weight]
+            old = before[key].replicas[0]
+            if key in forced or old not in cand:
+                pick = min(cand, key=lambda b: (weight[b], b)) if cand else a.replicas[0]
+            else:
+                pick = old
+                kept[old] += 1
+            at.append(pick)
+            cands.append(cand or [pick])
+            if pick in weight:
+                weight[pick] += 1
+        total = sum(weight.values())
+        level_units(weight, at, cands)
+        for key, leader in zip(keys, at, strict=True):
+            a = after[key]
+            if leader != a.replicas[0]:
+                rest = tuple(b for b in a.replicas if b != leader)
+                after[key] = PartitionAssignment(a.topic, a.partition, (leader, *rest), a.observers)
+        if max(weight.values()) - min(weight.values()) > 1:
+            uneven.append(rack)
+        elif balance_leaders:
+            q, r = divmod(total, len(weight))
+            order = sorted(kept, key=lambda b: (-kept[b], b))
+            goal = {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
+            bound += sum(max(0, kept[b] - goal[b]) for b in kept)
+    changes = sum(1 for k, a in after.items() if a.replicas[0] != before[k].replicas[0])
+    return LeaderStats(
+        changes,
+        len(forced),
+        bound + len(forced),
+        tuple(uneven),
+        spread_before,
+        leader_spread(after, policies, may_lead),
+    )
