@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -150,6 +151,14 @@ def assign(
             help="Write the kafka-leader-election file: partitions whose preferred leader changes."
         ),
     ] = None,
+    summary_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--summary",
+            help="Write the summary as JSON here: every goal's value after the plan and its "
+            "lower bound, the same figures as printed.",
+        ),
+    ] = None,
     out_dir: Annotated[
         Path | None,
         typer.Option(
@@ -217,6 +226,7 @@ def assign(
     plan_out = outputs.add("--out", out) if out is not None else None
     rollback_out = outputs.add("--rollback", rollback) if rollback is not None else None
     election_out = outputs.add("--election", election) if election is not None else None
+    summary_out = outputs.add("--summary", summary_path) if summary_path is not None else None
     dir_out = (
         outputs.add_dir("--out-dir", out_dir, marker="summary.json")
         if out_dir is not None
@@ -258,6 +268,8 @@ def assign(
                 election_out.write(render_election(outcome.election))
             else:
                 election_out.nothing()
+        if summary_out is not None:
+            summary_out.write(json.dumps(outcome.summary(), indent=2) + "\n")
         batches = None
         if dir_out is not None:
             from placement.plan.batches import render_files, split
@@ -351,11 +363,18 @@ def summarize(outcome: Any) -> None:
             f"{lead.after[0]}..{lead.after[1]}" if lead else "-",
         )
     console.print(table)
-    if outcome.leader_stats is not None and outcome.leader_stats.changes:
+    for g in outcome.goals:
+        console.print(
+            cell(
+                f"{g.name}: {g.before:g} -> {g.value:g}"
+                + (f" (lower bound {g.bound:g})" if g.bound is not None else "")
+            )
+        )
+    if outcome.leader_stats is not None and outcome.election:
         ls = outcome.leader_stats
         console.print(
-            f"leadership changes: {ls.changes} (lower bound {ls.bound}; {ls.forced} forced: "
-            "the old leader left its partition or its lead rack)"
+            f"leadership changes: {len(outcome.election)} (lower bound {ls.bound}; "
+            f"{ls.forced} forced: the old leader left its partition or its lead rack)"
         )
         if ls.uneven:
             console.print(

@@ -103,6 +103,93 @@ class RackBalance:
 
 
 @dataclass(frozen=True)
+class Goal:
+    """One goal's figure after the plan, in the goal order (README: "How a plan is chosen")."""
+
+    name: str
+    value: float
+    bound: float | None  # no plan does better (None: no bound is computed)
+    before: float | None = None
+    unit: str = ""
+
+
+def _spread(counts: Mapping[int, int], ids: Sequence[int]) -> int:
+    values = [counts.get(b, 0) for b in ids]
+    return max(values) - min(values) if values else 0
+
+
+def _goals(
+    loaded: LoadedInventory,
+    policies: Mapping[str, PlacementPolicy],
+    before: Mapping[Key, PartitionAssignment],
+    after: Mapping[Key, PartitionAssignment],
+    unusable: frozenset[int],
+    caps: Mapping[int, int],
+    sizes: Mapping[Key, int],
+) -> list[Goal]:
+    """Balance goals before and after: the worst rack, the worst (topic, rack), the worst
+    lead rack. A spread's bound is 1 where the replicas do not divide evenly, else 0."""
+    inv = loaded.inventory
+    rack_of = {b.id: b.rack for b in inv.brokers if b.id not in unusable}
+    ids: dict[str, list[int]] = {}
+    for b, r in rack_of.items():
+        if r is not None:
+            ids.setdefault(r, []).append(b)
+
+    def figures(state: Mapping[Key, PartitionAssignment]) -> tuple[int, int, int, int, int]:
+        load: Counter[int] = Counter()
+        leaders: Counter[int] = Counter()
+        per_topic: dict[tuple[str, str], Counter[int]] = {}
+        lead_racks: set[str] = set()
+        for a in state.values():
+            if not a.replicas:
+                continue
+            leaders[a.replicas[0]] += 1
+            policy = policies.get(a.topic)
+            if policy is not None:
+                lead_racks.add(policy.replicas[0].constraints.rack)
+            for b in a.replicas:
+                load[b] += 1
+                r = rack_of.get(b)
+                if r is not None:
+                    per_topic.setdefault((a.topic, r), Counter())[b] += 1
+        rack = max((_spread(load, m) for m in ids.values()), default=0)
+        topic = max((_spread(c, ids[r]) for (_t, r), c in per_topic.items()), default=0)
+        lead = max((_spread(leaders, ids[r]) for r in lead_racks if r in ids), default=0)
+        rack_lb = max((int(sum(load[b] for b in m) % len(m) != 0) for m in ids.values()), default=0)
+        lead_lb = max(
+            (
+                int(sum(leaders[b] for b in ids[r]) % len(ids[r]) != 0)
+                for r in lead_racks
+                if r in ids
+            ),
+            default=0,
+        )
+        return rack, topic, lead, rack_lb, lead_lb
+
+    b0 = figures(before)
+    b1 = figures(after)
+    goals = [
+        Goal("rack spread (replicas per broker, worst rack)", b1[0], b1[3], b0[0]),
+        Goal(
+            "topic spread (replicas of a topic per broker, worst topic and rack)",
+            b1[1],
+            None,
+            b0[1],
+        ),
+        Goal("preferred-leader spread (per broker, worst lead rack)", b1[2], b1[4], b0[2]),
+    ]
+    if caps and sizes:
+        held: Counter[int] = Counter()
+        for key, a in after.items():
+            for b in a.replicas:
+                held[b] += sizes.get(key, 0)
+        over = sum(1 for b, cap in caps.items() if b in rack_of and held[b] > cap)
+        goals.insert(0, Goal("brokers above --max-disk-usage", over, 0))
+    return goals
+
+
+@dataclass(frozen=True)
 class AssignOutcome:
     plan: list[PartitionAssignment]
     rollback: list[PartitionAssignment]
@@ -124,6 +211,52 @@ class AssignOutcome:
     # (its replicas of managed topics are moved off), or lists without a rack
     unknown_brokers: list[int] = field(default_factory=list)
     rackless_brokers: list[int] = field(default_factory=list)
+    goals: list[Goal] = field(default_factory=list)
+
+    def summary(self) -> dict[str, object]:
+        """What `--summary` writes: every figure the text summary prints, and the goals."""
+        ls = self.leader_stats
+        changes = len(self.election)
+        return {
+            "engine": self.engine,
+            "partitions_changed": len(self.plan),
+            "replicas_added": self.replicas_added,
+            "replicas_removed": self.replicas_removed,
+            "bytes_to_move": self.bytes_to_move,
+            "leadership_changes": changes,
+            "goals": [
+                {"name": "replicas added", "value": self.replicas_added, "bound": self.lower_bound}
+            ]
+            + (
+                [
+                    {
+                        "name": "bytes over the cap that had to leave",
+                        "value": None,
+                        "bound": self.bytes_bound,
+                    }
+                ]
+                if self.bytes_bound is not None
+                else []
+            )
+            + [
+                {"name": g.name, "value": g.value, "bound": g.bound, "before": g.before}
+                for g in self.goals
+            ]
+            + [
+                {
+                    "name": "leadership changes",
+                    "value": changes,
+                    "bound": ls.bound if ls is not None else None,
+                    "forced": ls.forced if ls is not None else None,
+                }
+            ],
+            "racks": [
+                {"rack": b.rack, "replicas_before": list(b.before), "replicas_after": list(b.after)}
+                for b in self.balance
+            ],
+            "unmanaged_topics": self.unmanaged_topics,
+            "missing_topics": self.missing_topics,
+        }
 
 
 def _ids(inventory_ids: set[int], ids: Sequence[int], flag: str) -> frozenset[int]:
@@ -207,9 +340,7 @@ def assign(
     caps = disk_caps(inv, options.max_disk_usage) if sizes else {}
     fixed: dict[int, int] = {}
     if caps:
-        check_capacity(
-            inv, in_use, assignments, sizes, caps, drained=drained, excluded=excluded
-        )
+        check_capacity(inv, in_use, assignments, sizes, caps, drained=drained, excluded=excluded)
         fixed = bytes_held([a for a in assignments if a.topic not in policies], sizes)
     req = Request(inv, in_use, managed, fresh, drained, excluded, sizes, caps, fixed)
     solution = solve(req, options)
@@ -263,4 +394,5 @@ def assign(
         missing_topics=missing,
         unknown_brokers=sorted(used - set(racks)),
         rackless_brokers=sorted(b for b in used if b in racks and racks[b] is None),
+        goals=_goals(loaded, in_use, before, after, drained | excluded, caps, sizes),
     )
