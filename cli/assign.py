@@ -366,7 +366,9 @@ def summarize(outcome: Any) -> None:
     for g in outcome.goals:
         console.print(
             cell(
-                f"{g.name}: {g.before:g} -> {g.value:g}"
+                f"{g.name}: "
+                + (f"{g.before:g} -> " if g.before is not None else "")
+                + f"{g.value:g}"
                 + (f" (lower bound {g.bound:g})" if g.bound is not None else "")
             )
         )
