@@ -25,10 +25,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+import numpy as np
+from ortools.graph.python import min_cost_flow
+
 from placement.model.assignment import PartitionAssignment
 from placement.model.policy import PlacementPolicy
 from placement.solver.flow import Item, RackFlow, Targets
-from placement.solver.level import level_units
 from placement.solver.repair import Request, needs_change
 
 Key = tuple[str, int]
@@ -458,6 +460,116 @@ def leader_spread(
     return {r: (min(c.values()), max(c.values())) for r, c in counts.items() if c and r in used}
 
 
+def choose_leaders(
+    req: Request,
+    before: Mapping[Key, PartitionAssignment],
+    after: dict[Key, PartitionAssignment],
+    *,
+    balance_leaders: bool,
+) -> LeaderStats:
+    """Leaders again, for a state another engine changed after the core (CP-SAT)."""
+    touched = [k for k in sorted(after) if after[k] != before[k]]
+    return _choose_leaders(req, _Cluster(req), before, after, touched, balance_leaders)
+
+
+def leader_flow(
+    fixed: Mapping[int, int], cands: list[list[int]], olds: list[int], *, even: bool
+) -> list[int | None]:
+    """Who leads each partition, as a min-cost flow over the brokers that may lead.
+
+    ``fixed`` leaders per broker stay where they are; partition i may be led by any of
+    ``cands[i]`` (its sync replicas in the lead rack), and keeping ``olds[i]`` costs
+    nothing while any other choice is one leadership change. ``even`` (--balance-leaders):
+    every broker between floor and ceiling of the rack's mean if any choice reaches it
+    (a reward per leader below the floor, a penalty above the ceiling, both above any
+    number of changes), then the fewest changes: exact, the flow's optimum is integral.
+    Otherwise every choice is a change anyway and rising costs per leader even them out.
+    A partition without candidates gets None (it keeps its leader)."""
+    brokers = sorted(fixed)
+    pos = {b: i for i, b in enumerate(brokers)}
+    n = len(cands)
+    node_b = n
+    sink = n + len(brokers)
+    tails: list[int] = []
+    heads: list[int] = []
+    caps: list[int] = []
+    costs: list[int] = []
+    deg = dict.fromkeys(brokers, 0)
+    supply = 0
+    change = 1
+    for i, (cand, old) in enumerate(zip(cands, olds, strict=True)):
+        if not cand:
+            continue
+        supply += 1
+        for b in cand:
+            tails.append(i)
+            heads.append(node_b + pos[b])
+            caps.append(1)
+            costs.append(0 if b == old else change)
+            deg[b] += 1
+    if supply == 0:
+        return [None] * n
+    total = sum(fixed.values()) + supply
+    big = 2 * (supply + 1)
+    floor, rem = divmod(total, len(brokers))
+    ceiling = floor + (1 if rem else 0)
+    level = _leader_level(fixed, deg, supply)
+    for b in brokers:
+        if deg[b] == 0:
+            continue
+        node = node_b + pos[b]
+        if even:
+            below = min(deg[b], max(0, floor - fixed[b]))
+            top = min(deg[b], max(below, ceiling - fixed[b]))
+            spans = [(below, -big)] if below else []
+            spans += [(top - below, 0)] if top > below else []
+            spans += [(deg[b] - top, big)] if deg[b] > top else []
+        else:
+            spans = [
+                (1, fixed[b] + u) for u in range(1, min(deg[b], max(1, level - fixed[b] + 4)) + 1)
+            ]
+            rest = deg[b] - len(spans)
+            if rest > 0:
+                spans.append((rest, 4 * (level + deg[b] + 1)))
+        for cap, cost in spans:
+            tails.append(node)
+            heads.append(sink)
+            caps.append(cap)
+            costs.append(cost)
+    solver = min_cost_flow.SimpleMinCostFlow()
+    solver.add_arcs_with_capacity_and_unit_cost(
+        np.array(tails, dtype=np.int64),
+        np.array(heads, dtype=np.int64),
+        np.array(caps, dtype=np.int64),
+        np.array(costs, dtype=np.int64),
+    )
+    supplies = np.zeros(sink + 1, dtype=np.int64)
+    for i, cand in enumerate(cands):
+        supplies[i] = 1 if cand else 0
+    supplies[sink] = -supply
+    solver.set_nodes_supplies(np.arange(sink + 1, dtype=np.int64), supplies)
+    if solver.solve() != solver.OPTIMAL:  # cannot happen: every unit has a path
+        raise AssertionError("the leader network has no solution")
+    out: list[int | None] = [None] * n
+    n_arcs = sum(len(c) for c in cands)
+    flows = solver.flows(np.arange(n_arcs, dtype=np.int64)).tolist()
+    for arc, f in enumerate(flows):
+        if f:
+            out[tails[arc]] = brokers[heads[arc] - node_b]
+    return out
+
+
+def _leader_level(fixed: Mapping[int, int], deg: Mapping[int, int], supply: int) -> int:
+    lo, hi = min(fixed.values()), max(fixed[b] + deg[b] for b in fixed)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sum(min(max(mid - fixed[b], 0), deg[b]) for b in fixed) >= supply:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 def _choose_leaders(
     req: Request,
     c: _Cluster,
@@ -501,25 +613,24 @@ def _choose_leaders(
             if a.replicas[0] in weight and _lead_rack(policies[key[0]]) == rack:
                 weight[a.replicas[0]] += 1
                 kept[a.replicas[0]] += 1
-        # forced ones first (they change anyway), each to the lightest of its candidates
-        keys.sort(key=lambda k: (k not in forced, k))
-        at: list[int] = []
         cands: list[list[int]] = []
+        olds: list[int] = []
         for key in keys:
             a = after[key]
-            cand = [b for b in a.sync if c.rack_of.get(b) == rack and b in weight]
             old = before[key].replicas[0]
-            if key in forced or old not in cand:
-                pick = min(cand, key=lambda b: (weight[b], b)) if cand else a.replicas[0]
-            else:
-                pick = old
+            cand = [b for b in a.sync if c.rack_of.get(b) == rack and b in weight]
+            cands.append(cand)
+            olds.append(old)
+            if old in cand and key not in forced:
                 kept[old] += 1
-            at.append(pick)
-            cands.append(cand or [pick])
-            if pick in weight:
-                weight[pick] += 1
+        picks = leader_flow(weight, cands, olds, even=balance_leaders)
+        at = [
+            b if b is not None else after[k].replicas[0] for k, b in zip(keys, picks, strict=True)
+        ]
+        for b in at:
+            if b in weight:
+                weight[b] += 1
         total = sum(weight.values())
-        level_units(weight, at, cands)
         for key, leader in zip(keys, at, strict=True):
             a = after[key]
             if leader != a.replicas[0]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from placement.errors import NoSolutionError
 from placement.model.assignment import PartitionAssignment
 from placement.solver.capacity import enforce_capacity
-from placement.solver.core import LeaderStats, plan_core
+from placement.solver.core import LeaderStats, choose_leaders, plan_core
 from placement.solver.cpsat import RackProblem, SolveParams, SolveResult, solve_rack
 from placement.solver.fresh import plan_fresh
 from placement.solver.rebalance import RackGoal, rebalance
@@ -167,6 +167,7 @@ def solve(req: Request, options: Options) -> Solution:
     by_counts = options.rebalance and not req.sizes
     core = plan_core(req, rebalance=by_counts, balance_leaders=options.balance_leaders)
     after = core.after
+    leaders = core.leaders
     engine = (
         "goal-ordered core (min-cost flow per rack: moves, then rack, topic and leader balance)"
     )
@@ -179,6 +180,8 @@ def solve(req: Request, options: Options) -> Solution:
         exact = _exact_racks(req, goals, after, before, bounds, options.params)
         if any(r.used for r in exact):
             engine += " + CP-SAT per rack"
+            # CP-SAT swapped brokers by position: choose the leaders of its result again
+            leaders = choose_leaders(req, before, after, balance_leaders=options.balance_leaders)
     elif options.rebalance:
         rack_bound = rebalance(after, before, goals, req.sizes, options.tolerance)
         bytes_bound = sum(rack_bound.values())
@@ -197,9 +200,7 @@ def solve(req: Request, options: Options) -> Solution:
         for key, a in sorted(after.items())
         if a.replicas != before[key].replicas or a.observers != before[key].observers
     ]
-    return Solution(
-        plan, sum(bounds.values()), bytes_bound, engine, exact, core.leaders, capacity_moved
-    )
+    return Solution(plan, sum(bounds.values()), bytes_bound, engine, exact, leaders, capacity_moved)
 
 
 def _exact_racks(

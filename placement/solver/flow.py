@@ -24,7 +24,6 @@ the items of one topic together reach the whole rack.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -106,6 +105,38 @@ def _candidates(flow: RackFlow) -> list[tuple[int, ...]]:
     return out
 
 
+MARGIN = 4  # unit arcs this far above the water level; doubling segments beyond
+
+
+def _water_level(bases: list[int], degrees: list[int], supply: int) -> int:
+    """The least level L with sum(clamp(L - base, 0, degree)) >= supply: where an even
+    spread of ``supply`` units would fill each bin (a bin takes at most its degree)."""
+    lo = min(bases, default=0)
+    hi = max((b + d for b, d in zip(bases, degrees, strict=True)), default=0)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sum(min(max(mid - b, 0), d) for b, d in zip(bases, degrees, strict=True)) >= supply:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _convex(base: int, degree: int, level: int, weight: int) -> list[tuple[int, int]]:
+    """(capacity, unit cost) arcs whose cost rises with the units taken: one arc per unit
+    up to a little above the water level (exact there), then segments of doubling size,
+    each priced at its top (still rising, so the flow fills them in order)."""
+    units = min(degree, max(1, level - base + MARGIN))
+    out = [(1, weight * (base + u)) for u in range(1, units + 1)]
+    size, taken = 2, units
+    while taken < degree:
+        cap = min(size, degree - taken)
+        taken += cap
+        out.append((cap, weight * (base + taken)))
+        size *= 2
+    return out
+
+
 def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
     items = flow.items
     cands = _candidates(flow)
@@ -143,7 +174,6 @@ def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
         topic_total[t] = topic_total.get(t, 0) + base
     for it in items:
         topic_total[it.topic] = topic_total.get(it.topic, 0) + it.need
-    n_recv = max(1, len(flow.receivers))
     b_base = np.array([flow.base[b] for b in brokers], dtype=np.int64)
     b_deg = np.zeros(len(brokers), dtype=np.int64)
     np.add.at(b_deg, [bpos[k[1]] for k in tb_keys], tb_deg)
@@ -178,26 +208,25 @@ def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
     n_item_arcs = src_a.size
     arcs(node_item + src_a, node_tb + tb_a, np.ones(n_item_arcs), item_cost)
 
-    # (topic, broker) -> broker: unit arcs up to a little above the topic's even share,
-    # then one arc for the rest at a steeper price (still convex)
-    share = {t: math.ceil(total / n_recv) for t, total in topic_total.items()}
+    # (topic, broker) -> broker: rising unit costs around the topic's water level
     t_tail: list[int] = []
     t_head: list[int] = []
     t_cap_l: list[int] = []
     t_cost: list[int] = []
-    for j, ((t, b), base, deg) in enumerate(zip(tb_keys, tb_base.tolist(), tb_degree, strict=True)):
-        units = min(deg, max(1, share[t] - base + 2))
-        head = node_b + bpos[b]
-        for u in range(1, units + 1):
-            t_tail.append(node_tb + j)
-            t_head.append(head)
-            t_cap_l.append(1)
-            t_cost.append(w_topic * (base + u))
-        if deg > units:
-            t_tail.append(node_tb + j)
-            t_head.append(head)
-            t_cap_l.append(deg - units)
-            t_cost.append(w_topic * (base + units + 1) * 2)
+    by_topic: dict[str, list[int]] = {}
+    for j, (t, _b) in enumerate(tb_keys):
+        by_topic.setdefault(t, []).append(j)
+    tb_base_l = tb_base.tolist()
+    for t, js in by_topic.items():
+        placed = topic_total[t] - sum(tb_base_l[j] for j in js)
+        level = _water_level([tb_base_l[j] for j in js], [tb_degree[j] for j in js], placed)
+        for j in js:
+            head = node_b + bpos[tb_keys[j][1]]
+            for cap, cost in _convex(tb_base_l[j], tb_degree[j], level, w_topic):
+                t_tail.append(node_tb + j)
+                t_head.append(head)
+                t_cap_l.append(cap)
+                t_cost.append(cost)
     arcs(np.array(t_tail), np.array(t_head), np.array(t_cap_l), np.array(t_cost))
 
     # broker -> sink
@@ -205,7 +234,7 @@ def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
     s_cap: list[int] = []
     s_cost: list[int] = []
     target = flow.targets
-    even = math.ceil((int(b_base.sum()) + supply) / n_recv)
+    level = _water_level(b_base.tolist(), b_deg.tolist(), supply)
     for i, b in enumerate(brokers):
         base, deg = int(b_base[i]), int(b_deg[i])
         if deg == 0:
@@ -227,15 +256,10 @@ def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
                 s_cap.append(deg - top)
                 s_cost.append(fill)
             continue
-        units = min(deg, max(1, even - base + 2))
-        for u in range(1, units + 1):
+        for cap, cost in _convex(base, deg, level, w_rack):
             s_tail.append(node)
-            s_cap.append(1)
-            s_cost.append(w_rack * (base + u))
-        if deg > units:
-            s_tail.append(node)
-            s_cap.append(deg - units)
-            s_cost.append(w_rack * (base + units + 1) * 2)
+            s_cap.append(cap)
+            s_cost.append(cost)
     arcs(np.array(s_tail), np.full(len(s_tail), sink), np.array(s_cap), np.array(s_cost))
 
     solver = min_cost_flow.SimpleMinCostFlow()
