@@ -167,6 +167,8 @@ def _even_new_leaders(
     for key, it, brokers in zip(st.keys, st.items, placed, strict=True):
         holders[key] = set(brokers)
         old = set(before[key].replicas)
+        if it.sticky is not None and it.sticky in holders[key] and it.sticky in weight:
+            weight[it.sticky] += 1  # a changing partition that keeps its leader
         for b in brokers:
             count[(key[0], b)] += 1
             if b not in weight or b in old:
@@ -177,15 +179,17 @@ def _even_new_leaders(
             else:
                 other_on[b].append(key)
 
+    def room(topic: str, src: int, dst: int) -> bool:
+        # from a broker holding more of the topic to one holding fewer: the topic's range
+        # per broker never widens (leaders come after topics in the goal order)
+        return count[(topic, dst)] < count[(topic, src)]
+
     def fits(x: Key, y: Key, heavy: int, light: int) -> bool:
         """x (leading, on heavy) and y (following, on light) may trade brokers: neither
-        partition holds the other broker, and neither topic gets less even."""
+        partition holds the other broker, and no topic's spread grows past the limit."""
         if light in holders[x] or heavy in holders[y]:
             return False
-        return x[0] == y[0] or (
-            count[(x[0], light)] < count[(x[0], heavy)]
-            and count[(y[0], heavy)] < count[(y[0], light)]
-        )
+        return x[0] == y[0] or (room(x[0], heavy, light) and room(y[0], light, heavy))
 
     stuck: set[tuple[int, int]] = set()
     for _ in range(sum(len(v) for v in lead_on.values())):

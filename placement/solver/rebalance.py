@@ -117,7 +117,7 @@ def _level_bytes(rack: _Rack, tolerance: float) -> None:
                 rack.move(key, src, dst)
 
 
-COUNT_SLACK = 1.05  # replicas per broker: at most this times the rack's mean after bytes
+COUNT_SLACK = 1.08  # replicas per broker: at most this times the rack's mean after bytes
 
 
 def _level_counts_under_cap(rack: _Rack, cap: int) -> None:
@@ -129,7 +129,10 @@ def _level_counts_under_cap(rack: _Rack, cap: int) -> None:
     for src in sorted(count, key=lambda b: (-count[b], b)):
         if count[src] <= limit:
             break
-        small = sorted(rack.on[src], key=lambda k: (rack.cost(k), k))
+        # followers first (moving a leader's replica changes leadership), smallest first
+        small = sorted(
+            rack.on[src], key=lambda k: (rack.after[k].replicas[0] == src, rack.cost(k), k)
+        )
         for key in small:
             if count[src] <= limit:
                 break
