@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -136,25 +136,41 @@ def _goals(
         if r is not None:
             ids.setdefault(r, []).append(b)
 
-    def figures(state: Mapping[Key, PartitionAssignment]) -> tuple[int, int, int, int, int]:
+    lead_of = {t: p.replicas[0].constraints.rack for t, p in policies.items()}
+
+    def counts(
+        state: Iterable[PartitionAssignment],
+    ) -> tuple[Counter[int], Counter[int], Counter[tuple[str, int]], set[str]]:
         load: Counter[int] = Counter()
         leaders: Counter[int] = Counter()
-        per_topic: dict[tuple[str, str], Counter[int]] = {}
+        per_topic: Counter[tuple[str, int]] = Counter()  # (topic, broker)
         lead_racks: set[str] = set()
-        for a in state.values():
+        for a in state:
             if not a.replicas:
                 continue
             leaders[a.replicas[0]] += 1
-            policy = policies.get(a.topic)
-            if policy is not None:
-                lead_racks.add(policy.replicas[0].constraints.rack)
-            for b in a.replicas:
-                load[b] += 1
-                r = rack_of.get(b)
-                if r is not None:
-                    per_topic.setdefault((a.topic, r), Counter())[b] += 1
+            lead = lead_of.get(a.topic)
+            if lead is not None:
+                lead_racks.add(lead)
+            load.update(a.replicas)
+            per_topic.update((a.topic, b) for b in a.replicas)
+        return load, leaders, per_topic, lead_racks
+
+    def figures(
+        load: Counter[int],
+        leaders: Counter[int],
+        per_topic: Counter[tuple[str, int]],
+        lead_racks: set[str],
+        topics: Iterable[tuple[str, str]],
+    ) -> tuple[int, int, int, int, int]:
         rack = max((_spread(load, m) for m in ids.values()), default=0)
-        topic = max((_spread(c, ids[r]) for (_t, r), c in per_topic.items()), default=0)
+        topic = max(
+            (
+                max(per_topic[(t, b)] for b in ids[r]) - min(per_topic[(t, b)] for b in ids[r])
+                for t, r in topics
+            ),
+            default=0,
+        )
         lead = max((_spread(leaders, ids[r]) for r in lead_racks if r in ids), default=0)
         rack_lb = max((int(sum(load[b] for b in m) % len(m) != 0) for m in ids.values()), default=0)
         lead_lb = max(
@@ -167,8 +183,35 @@ def _goals(
         )
         return rack, topic, lead, rack_lb, lead_lb
 
-    b0 = figures(before)
-    b1 = figures(after)
+    c0 = counts(before.values())
+    # the state after: the counts before, less what the plan takes away, plus what it adds
+    load, leaders, per_topic, lead_racks = (
+        Counter(c0[0]),
+        Counter(c0[1]),
+        Counter(c0[2]),
+        set(c0[3]),
+    )
+    touched: set[tuple[str, str]] = set()
+    for key, a in after.items():
+        old = before.get(key)
+        if old is a:
+            continue
+        for sign, x in ((-1, old), (1, a)):
+            if x is None or not x.replicas:
+                continue
+            leaders[x.replicas[0]] += sign
+            for b in x.replicas:
+                load[b] += sign
+                per_topic[(x.topic, b)] += sign
+                r = rack_of.get(b)
+                if r is not None:
+                    touched.add((x.topic, r))
+        lead = lead_of.get(a.topic)
+        if lead is not None:
+            lead_racks.add(lead)
+    pairs0 = {(t, r) for (t, b) in c0[2] if (r := rack_of.get(b)) is not None}
+    b0 = figures(*c0, pairs0)
+    b1 = figures(load, leaders, per_topic, lead_racks, pairs0 | touched)
     goals = [
         Goal("rack spread (replicas per broker, worst rack)", b1[0], b1[3], b0[0]),
         Goal(

@@ -31,7 +31,7 @@ from ortools.graph.python import min_cost_flow
 from placement.model.assignment import PartitionAssignment
 from placement.model.policy import PlacementPolicy
 from placement.solver.flow import Item, RackFlow, Targets
-from placement.solver.repair import Request, needs_change
+from placement.solver.repair import Request
 
 Key = tuple[str, int]
 
@@ -88,28 +88,31 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
     c = _Cluster(req)
     before = {a.key: a for a in req.current}
     policies = req.policies
-    unusable = {b for a in req.current for b in a.replicas if b not in c.usable}
     racks = {rack: _RackState(ids) for rack, ids in c.members.items()}
+    # where a replica may stay: its rack, or None (drained, unknown, rack-less)
+    home = {b: r for b, r in c.rack_of.items() if b in c.usable}
+    expect = {t: _Expected.of(p) for t, p in policies.items()}
     for key, a in before.items():
-        policy = policies.get(key[0])
-        groups: dict[str, list[int]] = {}
-        for b in dict.fromkeys(a.replicas):
-            r = c.rack_of.get(b)
-            if r is not None and b in c.usable:
-                groups.setdefault(r, []).append(b)
-        if policy is None or not needs_change(a, policy, c.rack_of, unusable):
-            for r, here in groups.items():
-                racks[r].fixed(key, here, a.replicas[0] if a.replicas else None)
+        reps = a.replicas
+        at = [home.get(b) for b in reps]
+        exp = expect.get(key[0])
+        leader = reps[0] if reps else None
+        if exp is None or exp.met(reps, a.observers, at):
+            for b, r in zip(reps, at, strict=True):
+                if r is not None:
+                    racks[r].fixed(key, b, leader, rebalance)
             continue
-        leader = a.replicas[0] if a.replicas else None
-        lead_rack = _lead_rack(policy)
-        for r, (s, o) in policy.per_rack().items():
+        groups: dict[str, list[int]] = {}
+        for b, r in dict(zip(reps, at, strict=True)).items():
+            if r is not None:
+                groups.setdefault(r, []).append(b)
+        for r, (s, o) in exp.per_rack.items():
             here = groups.get(r, [])
             st = racks[r]
             for b in here:  # any of them may be the one kept: a weaker bound, never wrong
                 st.kept[b] += 1
-            sticky = leader if leader in here and r == lead_rack else None
-            leads = r == lead_rack and sticky is None and (s, o) == (1, 0)
+            sticky = leader if leader in here and r == exp.lead_rack else None
+            leads = r == exp.lead_rack and sticky is None and (s, o) == (1, 0)
             st.add(key, Item(key[0], s + o, tuple(here), sticky=sticky, leads=leads))
     chosen: dict[Key, dict[str, tuple[int, ...]]] = {}
     balance_bound: dict[str, int] = {}
@@ -325,6 +328,37 @@ def _swap(
     chosen[key][rack] = tuple(sorted(dst if b == src else b for b in chosen[key][rack]))
 
 
+@dataclass(frozen=True)
+class _Expected:
+    """A policy as a partition is checked against it: racks of sync replicas and of
+    observers (sorted), the lead rack, and the counts per rack."""
+
+    lead_rack: str
+    sync: tuple[str, ...]
+    observers: tuple[str, ...]
+    per_rack: dict[str, tuple[int, int]]
+
+    @classmethod
+    def of(cls, policy: PlacementPolicy) -> _Expected:
+        per_rack = policy.per_rack()
+        sync = tuple(sorted(r for r, (s, _) in per_rack.items() for _ in range(s)))
+        obs = tuple(sorted(r for r, (_, o) in per_rack.items() for _ in range(o)))
+        return cls(_lead_rack(policy), sync, obs, per_rack)
+
+    def met(self, reps: tuple[int, ...], observers: tuple[int, ...], at: list[str | None]) -> bool:
+        """The same verdict as `repair.needs_change`, negated, in one pass."""
+        if not reps or at[0] != self.lead_rack or None in at or len(set(reps)) != len(reps):
+            return False
+        n_sync = len(reps) - len(observers)
+        if set(reps[n_sync:]) != set(observers):
+            return False
+        racks = [r for r in at if r is not None]  # all of them: None was ruled out above
+        return (
+            tuple(sorted(racks[:n_sync])) == self.sync
+            and tuple(sorted(racks[n_sync:])) == self.observers
+        )
+
+
 class _RackState:
     """One rack while the flow is built: load outside the flow, and the flow's items."""
 
@@ -337,14 +371,15 @@ class _RackState:
         self.keys: list[Key] = []
         self.leaders: Counter[int] = Counter()  # preferred leaders that stay put
 
-    def fixed(self, key: Key, here: Iterable[int], leader: int | None) -> None:
-        for b in here:
-            self.base[b] += 1
-            self.topic_base[(key[0], b)] += 1
+    def fixed(self, key: Key, b: int, leader: int | None, offer: bool) -> None:
+        """A replica that stays where it is (``offer``: --rebalance may still move it)."""
+        self.base[b] += 1
+        self.topic_base[(key[0], b)] += 1
+        if b == leader:
+            self.leaders[b] += 1
+        if offer:
             self.kept[b] += 1
             self.on[b].append(key)
-            if b == leader:
-                self.leaders[b] += 1
 
     def add(self, key: Key, item: Item) -> None:
         self.items.append(item)
@@ -382,15 +417,20 @@ class _RackState:
         offered: set[Key] = set()
         for b in over:
             want = OFFER * (self.base[b] - targets.floor) + OFFER_MIN
-            ranked = sorted(
-                (k for k in self.on[b] if k not in offered),
-                key=lambda k: (
-                    before[k].replicas[0] == b,
-                    -(self.topic_base[(k[0], b)] - share[k[0]]),
-                    k,
-                ),
-            )
-            offered.update(ranked[:want])
+            # the j-th partition of a topic on the broker scores its topic's count there,
+            # less j, less the topic's even share: the offer takes every topic in
+            # proportion to how much of it the broker holds above its share
+            seen: Counter[str] = Counter()
+            scored = []
+            for k in sorted(self.on[b]):
+                if k in offered:
+                    continue
+                j = seen[k[0]]
+                seen[k[0]] += 1
+                over_share = self.topic_base[(k[0], b)] - j - share[k[0]]
+                scored.append((before[k].replicas[0] == b, -over_share, k))
+            scored.sort()
+            offered.update(k for _, _, k in scored[:want])
         members = set(self.base)
         for key in sorted(offered):
             a = before[key]

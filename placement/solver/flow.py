@@ -108,20 +108,6 @@ def _candidates(flow: RackFlow) -> list[tuple[int, ...]]:
 MARGIN = 4  # unit arcs this far above the water level; doubling segments beyond
 
 
-def _water_level(bases: list[int], degrees: list[int], supply: int) -> int:
-    """The least level L with sum(clamp(L - base, 0, degree)) >= supply: where an even
-    spread of ``supply`` units would fill each bin (a bin takes at most its degree)."""
-    lo = min(bases, default=0)
-    hi = max((b + d for b, d in zip(bases, degrees, strict=True)), default=0)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if sum(min(max(mid - b, 0), d) for b, d in zip(bases, degrees, strict=True)) >= supply:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
 def _convex(base: int, degree: int, level: int, weight: int) -> list[tuple[int, int]]:
     """(capacity, unit cost) arcs whose cost rises with the units taken: one arc per unit
     up to a little above the water level (exact there), then segments of doubling size,
@@ -137,46 +123,75 @@ def _convex(base: int, degree: int, level: int, weight: int) -> list[tuple[int, 
     return out
 
 
+def _convex_arrays(
+    base: np.ndarray, degree: np.ndarray, level: np.ndarray, weight: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_convex` for many bins at once: (bin index, capacity, unit cost) per arc."""
+    units = np.minimum(degree, np.maximum(1, level - base + MARGIN))
+    total = int(units.sum())
+    owner = np.repeat(np.arange(base.size, dtype=np.int64), units)
+    starts = np.repeat(np.cumsum(units) - units, units)
+    u = np.arange(total, dtype=np.int64) - starts + 1
+    idx = [owner]
+    cap = [np.ones(total, dtype=np.int64)]
+    cost = [weight * (base[owner] + u)]
+    taken = units.copy()
+    size = 2
+    while True:
+        left = degree - taken
+        more = np.nonzero(left > 0)[0]
+        if more.size == 0:
+            break
+        step = np.minimum(size, left[more])
+        taken[more] += step
+        idx.append(more)
+        cap.append(step)
+        cost.append(weight * (base[more] + taken[more]))
+        size *= 2
+    return np.concatenate(idx), np.concatenate(cap), np.concatenate(cost)
+
+
 def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
     items = flow.items
     cands = _candidates(flow)
     brokers = sorted(flow.base)
     bpos = {b: i for i, b in enumerate(brokers)}
+    n_b = len(brokers)
     n_items = len(items)
     supply = sum(it.need for it in items)
+    topics = sorted({it.topic for it in items})
+    tpos = {t: i for i, t in enumerate(topics)}
 
-    # per (topic, broker): how many item arcs reach it, to size its unit arcs
-    tb_index: dict[tuple[str, int], int] = {}
-    tb_degree: list[int] = []
-    src: list[int] = []
-    dst_tb: list[int] = []
-    stay: list[int] = []  # 0 new broker, 1 held, 2 held and sticky
+    # item arcs: (item, broker position, kind) with kind 0 a move, 1 held, 2 held and sticky
+    src_l: list[int] = []
+    bro_l: list[int] = []
+    kind_l: list[int] = []
     for i, (it, cand) in enumerate(zip(items, cands, strict=True)):
-        for kind, group in ((1, it.held), (0, cand)):
-            for b in group:
-                key = (it.topic, b)
-                j = tb_index.get(key)
-                if j is None:
-                    j = tb_index[key] = len(tb_degree)
-                    tb_degree.append(0)
-                tb_degree[j] += 1
-                src.append(i)
-                dst_tb.append(j)
-                stay.append(2 if kind and b == it.sticky else kind)
-    tb_keys = list(tb_index)
-    n_tb = len(tb_keys)
-
-    # levels: how far above its base a topic or a broker can be pushed at most
-    tb_base = np.array([flow.topic_base.get(k, 0) for k in tb_keys], dtype=np.int64)
-    tb_deg = np.array(tb_degree, dtype=np.int64)
-    topic_total: dict[str, int] = {}
-    for (t, _), base in zip(tb_keys, tb_base.tolist(), strict=True):
-        topic_total[t] = topic_total.get(t, 0) + base
-    for it in items:
-        topic_total[it.topic] = topic_total.get(it.topic, 0) + it.need
+        for b in it.held:
+            src_l.append(i)
+            bro_l.append(bpos[b])
+            kind_l.append(2 if b == it.sticky else 1)
+        src_l.extend([i] * len(cand))
+        bro_l.extend(bpos[b] for b in cand)
+        kind_l.extend([0] * len(cand))
+    src_a = np.array(src_l, dtype=np.int64)
+    bro_a = np.array(bro_l, dtype=np.int64)
+    kind_a = np.array(kind_l, dtype=np.int64)
+    item_topic = np.array([tpos[it.topic] for it in items], dtype=np.int64)
+    pair = item_topic[src_a] * n_b + bro_a
+    tb_pairs, tb_a, tb_deg = np.unique(pair, return_inverse=True, return_counts=True)
+    n_tb = tb_pairs.size
+    tb_topic = tb_pairs // n_b
+    tb_bro = tb_pairs % n_b
+    tb_base = np.array(
+        [
+            flow.topic_base.get((topics[t], brokers[b]), 0)
+            for t, b in zip(tb_topic.tolist(), tb_bro.tolist(), strict=True)
+        ],
+        dtype=np.int64,
+    )
     b_base = np.array([flow.base[b] for b in brokers], dtype=np.int64)
-    b_deg = np.zeros(len(brokers), dtype=np.int64)
-    np.add.at(b_deg, [bpos[k[1]] for k in tb_keys], tb_deg)
+    b_deg = np.bincount(tb_bro, weights=tb_deg, minlength=n_b).astype(np.int64)
     t_cap = int((tb_base + tb_deg).max()) + 1 if n_tb else 1
     l_cap = int((b_base + b_deg).max()) + 1
 
@@ -186,55 +201,43 @@ def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
     move = 2 * w_rack * (l_cap + 2) + 2 * sticky  # any balance gain one replica brings
     fill = 4 * move  # --rebalance: a floor is met even at the price of moves
 
-    node_item = 0
     node_tb = n_items
     node_b = node_tb + n_tb
-    sink = node_b + len(brokers)
+    sink = node_b + n_b
     tails: list[np.ndarray] = []
     heads: list[np.ndarray] = []
     caps: list[np.ndarray] = []
     costs: list[np.ndarray] = []
 
     def arcs(t: np.ndarray, h: np.ndarray, c: np.ndarray, w: np.ndarray) -> None:
-        tails.append(t.astype(np.int64))
-        heads.append(h.astype(np.int64))
-        caps.append(c.astype(np.int64))
-        costs.append(w.astype(np.int64))
+        tails.append(np.asarray(t, dtype=np.int64))
+        heads.append(np.asarray(h, dtype=np.int64))
+        caps.append(np.asarray(c, dtype=np.int64))
+        costs.append(np.asarray(w, dtype=np.int64))
 
-    src_a = np.array(src, dtype=np.int64)
-    tb_a = np.array(dst_tb, dtype=np.int64)
-    stay_a = np.array(stay, dtype=np.int64)
-    item_cost = np.where(stay_a == 0, move, np.where(stay_a == 2, -sticky, 0))
+    item_cost = np.where(kind_a == 0, move, np.where(kind_a == 2, -sticky, 0))
     n_item_arcs = src_a.size
-    arcs(node_item + src_a, node_tb + tb_a, np.ones(n_item_arcs), item_cost)
+    arcs(src_a, node_tb + tb_a, np.ones(n_item_arcs), item_cost)
 
-    # (topic, broker) -> broker: rising unit costs around the topic's water level
-    t_tail: list[int] = []
-    t_head: list[int] = []
-    t_cap_l: list[int] = []
-    t_cost: list[int] = []
-    by_topic: dict[str, list[int]] = {}
-    for j, (t, _b) in enumerate(tb_keys):
-        by_topic.setdefault(t, []).append(j)
-    tb_base_l = tb_base.tolist()
-    for t, js in by_topic.items():
-        placed = topic_total[t] - sum(tb_base_l[j] for j in js)
-        level = _water_level([tb_base_l[j] for j in js], [tb_degree[j] for j in js], placed)
-        for j in js:
-            head = node_b + bpos[tb_keys[j][1]]
-            for cap, cost in _convex(tb_base_l[j], tb_degree[j], level, w_topic):
-                t_tail.append(node_tb + j)
-                t_head.append(head)
-                t_cap_l.append(cap)
-                t_cost.append(cost)
-    arcs(np.array(t_tail), np.array(t_head), np.array(t_cap_l), np.array(t_cost))
+    # (topic, broker) -> broker: rising unit costs around each topic's water level
+    placed = np.zeros(len(topics), dtype=np.int64)
+    for it in items:
+        placed[tpos[it.topic]] += it.need
+    level = np.zeros(n_tb, dtype=np.int64)
+    order = np.argsort(tb_topic, kind="stable")
+    bounds = np.searchsorted(tb_topic[order], np.arange(len(topics) + 1))
+    for t in range(len(topics)):
+        js = order[bounds[t] : bounds[t + 1]]
+        level[js] = _water_level_np(tb_base[js], tb_deg[js], int(placed[t]))
+    own, cap, cost = _convex_arrays(tb_base, tb_deg, level, w_topic)
+    arcs(node_tb + own, node_b + tb_bro[own], cap, cost)
 
     # broker -> sink
     s_tail: list[int] = []
     s_cap: list[int] = []
     s_cost: list[int] = []
     target = flow.targets
-    level = _water_level(b_base.tolist(), b_deg.tolist(), supply)
+    b_level = _water_level_np(b_base, b_deg, supply)
     for i, b in enumerate(brokers):
         base, deg = int(b_base[i]), int(b_deg[i])
         if deg == 0:
@@ -256,10 +259,10 @@ def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
                 s_cap.append(deg - top)
                 s_cost.append(fill)
             continue
-        for cap, cost in _convex(base, deg, level, w_rack):
+        for c_, w_ in _convex(base, deg, b_level, w_rack):
             s_tail.append(node)
-            s_cap.append(cap)
-            s_cost.append(cost)
+            s_cap.append(c_)
+            s_cost.append(w_)
     arcs(np.array(s_tail), np.full(len(s_tail), sink), np.array(s_cap), np.array(s_cost))
 
     solver = min_cost_flow.SimpleMinCostFlow()
@@ -278,8 +281,22 @@ def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
             "run without --rebalance, or report it with the inputs",
         )
     used = solver.flows(np.arange(n_item_arcs, dtype=np.int64))
+    sel = np.nonzero(used)[0]
     chosen: list[list[int]] = [[] for _ in items]
-    for i, j, f in zip(src_a.tolist(), tb_a.tolist(), used.tolist(), strict=True):
-        if f:
-            chosen[i].append(tb_keys[j][1])
+    for i, j in zip(src_a[sel].tolist(), bro_a[sel].tolist(), strict=True):
+        chosen[i].append(brokers[j])
     return [tuple(sorted(c)) for c in chosen]
+
+
+def _water_level_np(bases: np.ndarray, degrees: np.ndarray, supply: int) -> int:
+    """`_water_level` on arrays."""
+    if bases.size == 0:
+        return 0
+    lo, hi = int(bases.min()), int((bases + degrees).max())
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if int(np.minimum(np.maximum(mid - bases, 0), degrees).sum()) >= supply:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
