@@ -32,7 +32,7 @@ from ortools.graph.python import min_cost_flow
 
 from placement.errors import NoSolutionError
 
-ARC_LIMIT = 3_000_000
+ARC_LIMIT = 1_500_000
 
 
 @dataclass(frozen=True)
@@ -70,39 +70,65 @@ class RackFlow:
         return _solve(self)
 
 
-def _candidates(flow: RackFlow) -> list[tuple[int, ...]]:
-    """Per item, the brokers it may move to (its held brokers excluded)."""
-    receivers = flow.receivers
-    per_item = [
-        tuple(b for b in (it.new if it.new is not None else receivers) if b not in it.held)
-        for it in flow.items
-    ]
-    total = sum(len(c) for c in per_item)
-    if total <= ARC_LIMIT or not receivers:
-        return per_item
-    # too many arcs: each item keeps the k brokers lightest for its topic, rotated over the
-    # items of the topic so that together they still reach every broker
-    k = max(4, ARC_LIMIT // len(flow.items))
-    ranked: dict[str, list[int]] = {}
-    seen: dict[str, int] = {}
-    out = []
-    for it, cands in zip(flow.items, per_item, strict=True):
-        if len(cands) <= k:
-            out.append(cands)
+def _candidates(flow: RackFlow, bpos: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The move arcs: (item index, broker position) for every broker an item may move to,
+    its held brokers excluded. Items that share a set of destinations (all receivers, or
+    one rebalance's brokers below their ceiling) are built together with numpy. Past
+    ``ARC_LIMIT`` arcs each item keeps a window of its topic's lightest brokers, rotated
+    over the items of the topic so that together they still reach every broker."""
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for i, it in enumerate(flow.items):
+        groups.setdefault(it.new if it.new is not None else flow.receivers, []).append(i)
+    full = sum(len(dest) * len(members) for dest, members in groups.items())
+    srcs: list[np.ndarray] = []
+    bros: list[np.ndarray] = []
+    for dest, members in groups.items():
+        if not dest:
             continue
-        order = ranked.get(it.topic)
-        if order is None:
-            order = sorted(
-                receivers, key=lambda b: (flow.topic_base.get((it.topic, b), 0), flow.base[b], b)
-            )
-            ranked[it.topic] = order
-        j = seen.get(it.topic, 0)
-        seen[it.topic] = j + 1
-        allowed = set(cands)
-        start = (j * k) % len(order)
-        pick = [b for b in order[start:] + order[:start] if b in allowed][: k + it.need]
-        out.append(tuple(pick))
-    return out
+        dest_pos = np.array([bpos[b] for b in dest], dtype=np.int64)
+        idx = np.array(members, dtype=np.int64)
+        width = len(dest)
+        if full > ARC_LIMIT:
+            width = min(len(dest), max(4, ARC_LIMIT // max(1, len(flow.items))) + 2)
+        if width == len(dest):
+            src = np.repeat(idx, len(dest))
+            bro = np.tile(dest_pos, idx.size)
+        else:
+            # per topic: its destinations lightest first; the j-th item of the topic takes
+            # the window starting at j * width (mod the destinations)
+            src_parts, bro_parts = [], []
+            by_topic: dict[str, list[int]] = {}
+            for i in members:
+                by_topic.setdefault(flow.items[i].topic, []).append(i)
+            for topic, its in by_topic.items():
+                order = np.array(
+                    [
+                        bpos[b]
+                        for b in sorted(
+                            dest,
+                            key=lambda b: (flow.topic_base.get((topic, b), 0), flow.base[b], b),
+                        )
+                    ],
+                    dtype=np.int64,
+                )
+                j = np.arange(len(its), dtype=np.int64)
+                cols = (j[:, None] * width + np.arange(width, dtype=np.int64)[None, :]) % len(dest)
+                src_parts.append(np.repeat(np.array(its, dtype=np.int64), width))
+                bro_parts.append(order[cols].ravel())
+            src = np.concatenate(src_parts)
+            bro = np.concatenate(bro_parts)
+        srcs.append(src)
+        bros.append(bro)
+    if not srcs:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    src = np.concatenate(srcs)
+    bro = np.concatenate(bros)
+    n_b = len(bpos)
+    held = np.array(
+        [i * n_b + bpos[b] for i, it in enumerate(flow.items) for b in it.held], dtype=np.int64
+    )
+    keep = ~np.isin(src * n_b + bro, held)
+    return src[keep], bro[keep]
 
 
 MARGIN = 4  # unit arcs this far above the water level; doubling segments beyond
@@ -153,7 +179,6 @@ def _convex_arrays(
 
 def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
     items = flow.items
-    cands = _candidates(flow)
     brokers = sorted(flow.base)
     bpos = {b: i for i, b in enumerate(brokers)}
     n_b = len(brokers)
@@ -163,20 +188,15 @@ def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
     tpos = {t: i for i, t in enumerate(topics)}
 
     # item arcs: (item, broker position, kind) with kind 0 a move, 1 held, 2 held and sticky
-    src_l: list[int] = []
-    bro_l: list[int] = []
-    kind_l: list[int] = []
-    for i, (it, cand) in enumerate(zip(items, cands, strict=True)):
-        for b in it.held:
-            src_l.append(i)
-            bro_l.append(bpos[b])
-            kind_l.append(2 if b == it.sticky else 1)
-        src_l.extend([i] * len(cand))
-        bro_l.extend(bpos[b] for b in cand)
-        kind_l.extend([0] * len(cand))
-    src_a = np.array(src_l, dtype=np.int64)
-    bro_a = np.array(bro_l, dtype=np.int64)
-    kind_a = np.array(kind_l, dtype=np.int64)
+    held_src = [i for i, it in enumerate(items) for _ in it.held]
+    held_bro = [bpos[b] for it in items for b in it.held]
+    held_kind = [2 if b == it.sticky else 1 for it in items for b in it.held]
+    move_src, move_bro = _candidates(flow, bpos)
+    src_a = np.concatenate([np.array(held_src, dtype=np.int64), move_src])
+    bro_a = np.concatenate([np.array(held_bro, dtype=np.int64), move_bro])
+    kind_a = np.concatenate(
+        [np.array(held_kind, dtype=np.int64), np.zeros(move_src.size, dtype=np.int64)]
+    )
     item_topic = np.array([tpos[it.topic] for it in items], dtype=np.int64)
     pair = item_topic[src_a] * n_b + bro_a
     tb_pairs, tb_a, tb_deg = np.unique(pair, return_inverse=True, return_counts=True)

@@ -61,13 +61,14 @@ def lower_bound(req: Request) -> dict[str, int]:
     for t, n in req.fresh.items():
         for rack, (s, o) in req.policies[t].per_rack().items():
             bound[rack] = bound.get(rack, 0) + n * (s + o)
+    need = {t: [(r, s + o) for r, (s, o) in p.per_rack().items()] for t, p in req.policies.items()}
     for a in req.current:
-        policy = req.policies.get(a.topic)
-        if policy is None:
+        counts = need.get(a.topic)
+        if counts is None:
             continue
         racks = [live.get(b) for b in set(a.replicas)]
-        for rack, (s, o) in policy.per_rack().items():
-            short = s + o - racks.count(rack)
+        for rack, n in counts:
+            short = n - racks.count(rack)
             if short > 0:
                 bound[rack] = bound.get(rack, 0) + short
     return bound
