@@ -9,6 +9,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -122,13 +123,17 @@ def _goals(
     loaded: LoadedInventory,
     policies: Mapping[str, PlacementPolicy],
     before: Mapping[Key, PartitionAssignment],
-    after: Mapping[Key, PartitionAssignment],
+    plan: Sequence[PartitionAssignment],
+    drained: frozenset[int],
     unusable: frozenset[int],
     caps: Mapping[int, int],
     sizes: Mapping[Key, int],
-) -> list[Goal]:
+) -> tuple[list[Goal], list[RackBalance], list[RackBalance]]:
     """Balance goals before and after: the worst rack, the worst (topic, rack), the worst
-    lead rack. A spread's bound is 1 where the replicas do not divide evenly, else 0."""
+    lead rack. A spread's bound is 1 where the replicas do not divide evenly, else 0.
+    Also the per-rack tables: replicas per broker (drained brokers left out) and preferred
+    leaders per broker of each lead rack (drained and excluded left out). One pass over
+    the current state; the state after is counted from the plan's changes."""
     inv = loaded.inventory
     rack_of = {b.id: b.rack for b in inv.brokers if b.id not in unusable}
     ids: dict[str, list[int]] = {}
@@ -145,15 +150,11 @@ def _goals(
         leaders: Counter[int] = Counter()
         per_topic: Counter[tuple[str, int]] = Counter()  # (topic, broker)
         lead_racks: set[str] = set()
-        for a in state:
-            if not a.replicas:
-                continue
-            leaders[a.replicas[0]] += 1
-            lead = lead_of.get(a.topic)
-            if lead is not None:
-                lead_racks.add(lead)
-            load.update(a.replicas)
-            per_topic.update((a.topic, b) for b in a.replicas)
+        parts = [a for a in state if a.replicas]
+        leaders.update(a.replicas[0] for a in parts)
+        load.update(chain.from_iterable(a.replicas for a in parts))
+        per_topic.update(chain.from_iterable(zip(repeat(a.topic), a.replicas) for a in parts))
+        lead_racks.update(lead_of[t] for t in {a.topic for a in parts} if t in lead_of)
         return load, leaders, per_topic, lead_racks
 
     def figures(
@@ -192,10 +193,8 @@ def _goals(
         set(c0[3]),
     )
     touched: set[tuple[str, str]] = set()
-    for key, a in after.items():
-        old = before.get(key)
-        if old is a:
-            continue
+    for a in plan:
+        old = before.get(a.key)
         for sign, x in ((-1, old), (1, a)):
             if x is None or not x.replicas:
                 continue
@@ -224,12 +223,24 @@ def _goals(
     ]
     if caps and sizes:
         held: Counter[int] = Counter()
-        for key, a in after.items():
-            for b in a.replicas:
+        changed = {a.key: a for a in plan}
+        for key, a in before.items():
+            for b in changed.get(key, a).replicas:
                 held[b] += sizes.get(key, 0)
         over = sum(1 for b, cap in caps.items() if b in rack_of and held[b] > cap)
         goals.insert(0, Goal("brokers above --max-disk-usage", over, 0))
-    return goals
+    inv_racks = inv.racks()
+    balance = []
+    for rack in inv_racks:
+        rids = [b.id for b in inv.brokers if b.rack == rack and b.id not in drained]
+        if rids:
+            balance.append(RackBalance(rack, _minmax(c0[0], rids), _minmax(load, rids)))
+    lead_table = []
+    for rack in inv_racks:
+        if rack in lead_racks and rack in ids:
+            lids = ids[rack]
+            lead_table.append(RackBalance(rack, _minmax(c0[1], lids), _minmax(leaders, lids)))
+    return goals, balance, lead_table
 
 
 @dataclass(frozen=True)
@@ -316,42 +327,6 @@ def _minmax(counts: Counter[int], ids: list[int]) -> tuple[int, int]:
     return (min(counts[b] for b in ids), max(counts[b] for b in ids))
 
 
-def _balance(
-    loaded: LoadedInventory,
-    before: Mapping[Key, PartitionAssignment],
-    after: Mapping[Key, PartitionAssignment],
-    drained: frozenset[int],
-) -> list[RackBalance]:
-    lb = Counter(b for a in before.values() for b in a.replicas)
-    la = Counter(b for a in after.values() for b in a.replicas)
-    out = []
-    for rack in loaded.inventory.racks():
-        ids = [b.id for b in loaded.inventory.brokers if b.rack == rack and b.id not in drained]
-        if ids:
-            out.append(RackBalance(rack, _minmax(lb, ids), _minmax(la, ids)))
-    return out
-
-
-def _leader_balance(
-    loaded: LoadedInventory,
-    policies: Mapping[str, PlacementPolicy],
-    before: Mapping[Key, PartitionAssignment],
-    after: Mapping[Key, PartitionAssignment],
-    unusable: frozenset[int],
-) -> list[RackBalance]:
-    def leaders(state: Mapping[Key, PartitionAssignment]) -> Counter[int]:
-        return Counter(a.replicas[0] for a in state.values() if a.replicas)
-
-    lb, la = leaders(before), leaders(after)
-    lead_racks = {policies[a.topic].replicas[0].constraints.rack for a in after.values()}
-    out = []
-    for rack in loaded.inventory.racks():
-        ids = [b.id for b in loaded.inventory.brokers if b.rack == rack and b.id not in unusable]
-        if ids and rack in lead_racks:
-            out.append(RackBalance(rack, _minmax(lb, ids), _minmax(la, ids)))
-    return out
-
-
 def assign(
     loaded: LoadedInventory,
     topics: Sequence[TopicSpec],
@@ -402,8 +377,9 @@ def assign(
             sizes=sizes,
         ),
     )
-    after = dict(before)
-    after.update({a.key: a for a in plan})
+    goals, balance, lead_table = _goals(
+        loaded, in_use, before, plan, drained, drained | excluded, caps, sizes
+    )
     added = removed = 0
     moved: int | None = 0
     for a in plan:
@@ -427,8 +403,8 @@ def assign(
         bytes_to_move=moved,
         lower_bound=solution.lower_bound,
         bytes_bound=solution.bytes_bound,
-        balance=_balance(loaded, before, after, drained),
-        leaders=_leader_balance(loaded, in_use, before, after, drained | excluded),
+        balance=balance,
+        leaders=lead_table,
         leader_stats=solution.leaders,
         exact=solution.exact,
         engine=solution.engine,
@@ -437,5 +413,5 @@ def assign(
         missing_topics=missing,
         unknown_brokers=sorted(used - set(racks)),
         rackless_brokers=sorted(b for b in used if b in racks and racks[b] is None),
-        goals=_goals(loaded, in_use, before, after, drained | excluded, caps, sizes),
+        goals=goals,
     )

@@ -47,8 +47,6 @@ class LeaderStats:
     forced: int  # of which the old leader could not stay (its replica left, or the rack)
     bound: int  # fewest changes any plan with these replicas needs (evened racks)
     uneven: tuple[str, ...]  # lead racks the choices left cannot even out
-    spread_before: dict[str, tuple[int, int]]  # rack -> (min, max) leaders per broker
-    spread_after: dict[str, tuple[int, int]]
 
 
 @dataclass(frozen=True)
@@ -99,8 +97,16 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
         leader = reps[0] if reps else None
         if exp is None or exp.met(reps, a.observers, at):
             for b, r in zip(reps, at, strict=True):
-                if r is not None:
-                    racks[r].fixed(key, b, leader, rebalance)
+                if r is None:
+                    continue
+                st = racks[r]
+                st.base[b] += 1
+                st.topic_base[(key[0], b)] += 1
+                if b == leader:
+                    st.leaders[b] += 1
+                if rebalance:
+                    st.kept[b] += 1
+                    st.on[b].append(key)
             continue
         groups: dict[str, list[int]] = {}
         for b, r in dict(zip(reps, at, strict=True)).items():
@@ -371,16 +377,6 @@ class _RackState:
         self.keys: list[Key] = []
         self.leaders: Counter[int] = Counter()  # preferred leaders that stay put
 
-    def fixed(self, key: Key, b: int, leader: int | None, offer: bool) -> None:
-        """A replica that stays where it is (``offer``: --rebalance may still move it)."""
-        self.base[b] += 1
-        self.topic_base[(key[0], b)] += 1
-        if b == leader:
-            self.leaders[b] += 1
-        if offer:
-            self.kept[b] += 1
-            self.on[b].append(key)
-
     def add(self, key: Key, item: Item) -> None:
         self.items.append(item)
         self.keys.append(key)
@@ -482,26 +478,6 @@ def _roles(
     return PartitionAssignment(
         old.topic, old.partition, (leader, *rest, *observers), tuple(observers)
     )
-
-
-def leader_spread(
-    state: Mapping[Key, PartitionAssignment],
-    policies: Mapping[str, PlacementPolicy],
-    may_lead: Mapping[str, tuple[int, ...]],
-) -> dict[str, tuple[int, int]]:
-    """Per lead rack: (min, max) preferred leaders over the brokers that may lead there."""
-    counts = {rack: dict.fromkeys(ids, 0) for rack, ids in may_lead.items()}
-    used: set[str] = set()
-    for a in state.values():
-        policy = policies.get(a.topic)
-        if policy is None or not a.replicas:
-            continue
-        rack = _lead_rack(policy)
-        used.add(rack)
-        here = counts.get(rack)
-        if here is not None and a.replicas[0] in here:
-            here[a.replicas[0]] += 1
-    return {r: (min(c.values()), max(c.values())) for r, c in counts.items() if c and r in used}
 
 
 def choose_leaders(
@@ -631,7 +607,6 @@ def _choose_leaders(
     `level_units` meet that bound; chains are the rare exception, and reported)."""
     policies = req.policies
     may_lead = c.receivers
-    spread_before = leader_spread(before, policies, may_lead)
     forced: set[Key] = set()
     for key in touched:
         a = after[key]
@@ -693,6 +668,4 @@ def _choose_leaders(
         len(forced),
         bound + len(forced),
         tuple(uneven),
-        spread_before,
-        leader_spread(after, policies, may_lead),
     )
