@@ -13,6 +13,7 @@ that stay under the byte cap, so bytes and counts are even at the same time.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
@@ -96,6 +97,8 @@ def byte_cap(load: Mapping[int, int], tolerance: float) -> int:
 
 
 def _level_bytes(rack: _Rack, tolerance: float) -> None:
+    """Bytes leave brokers above the cap, the biggest that fit first, each for the
+    lightest broker with room."""
     cap = byte_cap(rack.load, tolerance)
     mean = sum(rack.load.values()) / len(rack.load)
     for src in sorted(rack.load, key=lambda b: (-rack.load[b], b)):
@@ -117,21 +120,30 @@ def _level_bytes(rack: _Rack, tolerance: float) -> None:
                 rack.move(key, src, dst)
 
 
-COUNT_SLACK = 1.08  # replicas per broker: at most this times the rack's mean after bytes
+COUNT_SLACK = 1.10  # replicas per broker: at most this times the rack's mean after bytes
 
 
 def _level_counts_under_cap(rack: _Rack, cap: int) -> None:
     count = dict.fromkeys(rack.load, 0)
+    topic_on: Counter[tuple[str, int]] = Counter()
     for b, keys in rack.on.items():
         count[b] = len(keys)
+        topic_on.update((k[0], b) for k in keys)
     mean = sum(count.values()) / len(count)
     limit = int(mean * COUNT_SLACK)
     for src in sorted(count, key=lambda b: (-count[b], b)):
         if count[src] <= limit:
             break
-        # followers first (moving a leader's replica changes leadership), smallest first
+        # followers first (moving a leader's replica changes leadership), smallest first,
+        # then those of the topics the broker holds most of
         small = sorted(
-            rack.on[src], key=lambda k: (rack.after[k].replicas[0] == src, rack.cost(k), k)
+            rack.on[src],
+            key=lambda k: (
+                rack.after[k].replicas[0] == src,
+                rack.cost(k),
+                -topic_on[(k[0], src)],
+                k,
+            ),
         )
         for key in small:
             if count[src] <= limit:
@@ -144,13 +156,15 @@ def _level_counts_under_cap(rack: _Rack, cap: int) -> None:
                     for b in rack.load
                     if b not in held and count[b] < mean and rack.load[b] + size <= cap
                 ),
-                key=lambda b: (count[b], rack.load[b], b),
+                key=lambda b: (count[b], topic_on[(key[0], b)], rack.load[b], b),
                 default=None,
             )
             if dst is not None:
                 rack.move(key, src, dst)
                 count[src] -= 1
                 count[dst] += 1
+                topic_on[(key[0], src)] -= 1
+                topic_on[(key[0], dst)] += 1
 
 
 def rebalance(
