@@ -22,6 +22,16 @@ class PartitionAssignment:
     def key(self) -> tuple[str, int]:
         return (self.topic, self.partition)
 
+    def with_broker(self, old: int, new: int) -> PartitionAssignment:
+        """The same partition with broker ``old`` replaced by ``new`` in the same position
+        (its role kept: leader, follower or observer)."""
+        return PartitionAssignment(
+            self.topic,
+            self.partition,
+            tuple(new if b == old else b for b in self.replicas),
+            tuple(new if b == old else b for b in self.observers),
+        )
+
     @property
     def leader(self) -> int | None:
         """The preferred leader: the first replica."""

@@ -232,16 +232,6 @@ def _destination(
     return None if best is None else best[3]
 
 
-def _swap(a: PartitionAssignment, old: int, new: int) -> PartitionAssignment:
-    """``a`` with broker ``old`` replaced by ``new`` in the same position (roles kept)."""
-    return PartitionAssignment(
-        a.topic,
-        a.partition,
-        tuple(new if b == old else b for b in a.replicas),
-        tuple(new if b == old else b for b in a.observers),
-    )
-
-
 def _relieve(
     b: int,
     keys: list[Key],
@@ -280,7 +270,7 @@ def _relieve(
             if pick is None:
                 break
             size, key, d = pick
-            after[key] = _swap(after[key], b, d)
+            after[key] = after[key].with_broker(b, d)
             fill.load[b] -= size
             fill.load[d] = fill.load.get(d, 0) + size
             moved += size

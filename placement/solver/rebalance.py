@@ -28,15 +28,6 @@ class RackGoal:
     brokers: tuple[int, ...]  # the brokers balanced: in the rack, not drained, not excluded
 
 
-def _replace(a: PartitionAssignment, src: int, dst: int) -> PartitionAssignment:
-    return PartitionAssignment(
-        a.topic,
-        a.partition,
-        tuple(dst if b == src else b for b in a.replicas),
-        tuple(dst if b == src else b for b in a.observers),
-    )
-
-
 class _Rack:
     """One rack's brokers, their load and which partitions sit on each."""
 
@@ -58,7 +49,7 @@ class _Rack:
         return self.sizes.get(key, 0) if self.use_bytes else 1
 
     def move(self, key: Key, src: int, dst: int) -> None:
-        self.after[key] = _replace(self.after[key], src, dst)
+        self.after[key] = self.after[key].with_broker(src, dst)
         del self.on[src][key]
         self.on[dst][key] = None
         self.added[src].discard(key)

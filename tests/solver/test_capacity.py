@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pytest
+from _policies import policy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -35,18 +36,6 @@ from placement.solver.feasibility import InfeasibleError
 Key = tuple[str, int]
 GIB = 2**30
 RACKS = ("us-east", "us-west", "eu-central")
-
-
-def policy(replicas: dict[str, int], observers: dict[str, int] | None = None) -> PlacementPolicy:
-    return PlacementPolicy.model_validate(
-        {
-            "version": 2,
-            "replicas": [{"count": n, "constraints": {"rack": r}} for r, n in replicas.items()],
-            "observers": [
-                {"count": n, "constraints": {"rack": r}} for r, n in (observers or {}).items()
-            ],
-        }
-    )
 
 
 POLICIES = {

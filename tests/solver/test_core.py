@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pytest
+from _policies import policy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,20 +24,6 @@ from placement.solver.repair import Request, lower_bound
 
 Key = tuple[str, int]
 SCENARIOS = ("drain", "policy", "dead", "none")
-
-
-def policy(
-    replicas: Mapping[str, int], observers: Mapping[str, int] | None = None
-) -> PlacementPolicy:
-    return PlacementPolicy.model_validate(
-        {
-            "version": 2,
-            "replicas": [{"count": n, "constraints": {"rack": r}} for r, n in replicas.items()],
-            "observers": [
-                {"count": n, "constraints": {"rack": r}} for r, n in (observers or {}).items()
-            ],
-        }
-    )
 
 
 @dataclass(frozen=True)

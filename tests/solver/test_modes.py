@@ -6,6 +6,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
+from _policies import policy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,18 +20,6 @@ from placement.solver.level import excess, level_units
 from placement.solver.repair import Request
 
 Key = tuple[str, int]
-
-
-def policy(replicas: dict[str, int], observers: dict[str, int] | None = None) -> PlacementPolicy:
-    return PlacementPolicy.model_validate(
-        {
-            "version": 2,
-            "replicas": [{"count": n, "constraints": {"rack": r}} for r, n in replicas.items()],
-            "observers": [
-                {"count": n, "constraints": {"rack": r}} for r, n in (observers or {}).items()
-            ],
-        }
-    )
 
 
 def inventory(sizes: Mapping[str, int]) -> Inventory:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from _policies import policy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,19 +15,6 @@ from placement.plan.checker import PlanContext, check_plan
 from placement.solver.engine import Options, solve
 from placement.solver.repair import Request, lower_bound
 from placement.synth import SynthSpec, synth
-
-
-def policy(replicas: dict[str, int], observers: dict[str, int] | None = None) -> PlacementPolicy:
-    return PlacementPolicy.model_validate(
-        {
-            "version": 2,
-            "replicas": [{"count": n, "constraints": {"rack": r}} for r, n in replicas.items()],
-            "observers": [
-                {"count": n, "constraints": {"rack": r}} for r, n in (observers or {}).items()
-            ],
-        }
-    )
-
 
 INV = Inventory(
     brokers=[
