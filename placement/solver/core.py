@@ -37,7 +37,7 @@ Key = tuple[str, int]
 
 # --rebalance: a broker above its floor offers the flow this many of its partitions per
 # replica above the floor, plus a few: enough choice for the topics, a bounded network
-OFFER = 6
+OFFER = 3
 OFFER_MIN = 16
 
 
