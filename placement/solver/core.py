@@ -52,6 +52,7 @@ class LeaderStats:
 @dataclass(frozen=True)
 class CoreResult:
     after: dict[Key, PartitionAssignment]
+    repair_bound: dict[str, int]  # replicas no plan avoids adding, per rack (`lower_bound`)
     balance_bound: dict[str, int]  # --rebalance: replicas any evening plan adds, per rack
     leaders: LeaderStats
 
@@ -90,6 +91,7 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
     # where a replica may stay: its rack, or None (drained, unknown, rack-less)
     home = {b: r for b, r in c.rack_of.items() if b in c.usable}
     expect = {t: _Expected.of(p) for t, p in policies.items()}
+    repair_bound: dict[str, int] = {}
     for key, a in before.items():
         reps = a.replicas
         at = [home.get(b) for b in reps]
@@ -114,6 +116,8 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
                 groups.setdefault(r, []).append(b)
         for r, (s, o) in exp.per_rack.items():
             here = groups.get(r, [])
+            if s + o > len(here):
+                repair_bound[r] = repair_bound.get(r, 0) + s + o - len(here)
             st = racks[r]
             for b in here:  # any of them may be the one kept: a weaker bound, never wrong
                 st.kept[b] += 1
@@ -149,7 +153,7 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
             after[key] = new
             touched.append(key)
     leaders = _choose_leaders(req, c, before, after, touched, balance_leaders)
-    return CoreResult(after, balance_bound, leaders)
+    return CoreResult(after, repair_bound, balance_bound, leaders)
 
 
 def _even_new_leaders(

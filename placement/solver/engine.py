@@ -153,7 +153,6 @@ def solve(req: Request, options: Options) -> Solution:
     """The plan for ``req``: every partition that changes (all of them for fresh topics)."""
     members = _members(req)
     unusable = req.drained | req.excluded
-    bounds = lower_bound(req)
     goals = [
         RackGoal(rack, tuple(sorted(b for b in ids if b not in unusable)))
         for rack, ids in sorted(members.items())
@@ -161,13 +160,14 @@ def solve(req: Request, options: Options) -> Solution:
     if req.fresh:
         plan = plan_fresh(req.policies, req.fresh, members, unusable, options.params.seed)
         engine = "fresh (round-robin rings per rack, leaders leveled)"
-        return Solution(plan, sum(bounds.values()), None, engine, [], None)
+        return Solution(plan, sum(lower_bound(req).values()), None, engine, [], None)
 
     before = {a.key: a for a in req.current}
     by_counts = options.rebalance and not req.sizes
     core = plan_core(req, rebalance=by_counts, balance_leaders=options.balance_leaders)
     after = core.after
     leaders = core.leaders
+    bounds = dict(core.repair_bound)
     engine = (
         "goal-ordered core (min-cost flow per rack: moves, then rack, topic and leader balance)"
     )

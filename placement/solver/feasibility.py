@@ -94,7 +94,7 @@ def check_feasible(
     # per topic and rack: the fewest excluded brokers (which keep what they hold) that any
     # partition of the topic can count on; a topic with no current partitions counts none
     held: dict[str, list[dict[str, int]]] = {}
-    for a in current:
+    for a in current if excluded_set else ():  # only excluded brokers keep what they hold
         counts: dict[str, int] = {}
         for broker in a.replicas:
             r = rack_of.get(broker)
