@@ -638,10 +638,22 @@ def _choose_leaders(
                 kept[a.replicas[0]] += 1
         cands: list[list[int]] = []
         olds: list[int] = []
+        swap: dict[tuple[Key, int], int] = {}  # (partition, observer) -> new sync it trades with
         for key in keys:
             a = after[key]
             old = before[key].replicas[0]
             cand = [b for b in a.sync if c.rack_of.get(b) == rack and b in weight]
+            if key in forced:
+                # a replica this plan adds to the lead rack as a sync replica may as well be
+                # the observer there, and the observer that stays may lead instead: same
+                # brokers, same counts per rack, no data moved
+                had = set(before[key].replicas)
+                new_sync = [b for b in cand if b not in had]
+                if new_sync:
+                    for o in a.observers:
+                        if c.rack_of.get(o) == rack and o in weight and o in had:
+                            cand.append(o)
+                            swap[(key, o)] = new_sync[-1]
             cands.append(cand)
             olds.append(old)
             if old in cand and key not in forced:
@@ -656,9 +668,15 @@ def _choose_leaders(
         total = sum(weight.values())
         for key, leader in zip(keys, at, strict=True):
             a = after[key]
+            partner = swap.get((key, leader))
+            if partner is not None:  # the observer leads; the new replica observes
+                a = a.with_broker(partner, -1).with_broker(leader, partner).with_broker(-1, leader)
+                sync = [leader, *(b for b in a.sync if b != leader)]
+                a = PartitionAssignment(a.topic, a.partition, (*sync, *a.observers), a.observers)
             if leader != a.replicas[0]:
                 rest = tuple(b for b in a.replicas if b != leader)
-                after[key] = PartitionAssignment(a.topic, a.partition, (leader, *rest), a.observers)
+                a = PartitionAssignment(a.topic, a.partition, (leader, *rest), a.observers)
+            after[key] = a
         if max(weight.values()) - min(weight.values()) > 1:
             uneven.append(rack)
         elif balance_leaders:

@@ -367,3 +367,32 @@ def test_pruned_arcs_still_meet_every_hard_goal(monkeypatch: pytest.MonkeyPatch)
         sol = verify(case, False, False)
         assert sol.plan
         sol = verify(case, True, False)
+
+
+def test_a_kept_observer_may_lead_when_the_new_replica_observes() -> None:
+    """Broker 1 leads 8 partitions whose observer in the lead rack is broker 2; 3 and 4
+    lead 6 others each. Draining 1, the new replica of each must go to 3 or 4 (2 holds
+    the observer): without trading roles, 3 and 4 would end at 10 leaders and 2 at 0.
+    The observer may lead instead while the new replica observes: same brokers per rack,
+    no extra move, and the rack's leaders end within one of each other."""
+    pol = policy({"a": 1, "b": 1}, {"a": 1})
+    inv = Inventory(
+        brokers=[Broker(id=i, rack="a") for i in range(1, 5)]
+        + [Broker(id=i, rack="b") for i in (5, 6)]
+    )
+    current = [PA("t", p, (1, 5 + p % 2, 2), (2,)) for p in range(8)]
+    current += [
+        PA("t", 8 + p, (3 + p % 2, 5 + p % 2, 2 if p % 3 else 1), (2 if p % 3 else 1,))
+        for p in range(12)
+    ]
+    req = Request(inv, {"t": pol}, current, drained=frozenset({1}))
+    sol = solve(req, Options())
+    before = {a.key: a for a in current}
+    after = before | {a.key: a for a in sol.plan}
+    ctx = PlanContext(inv, {"t": pol}, before, frozenset({1}))
+    assert check_plan(sol.plan, ctx) == []
+    assert sum(len(set(a.replicas) - set(before[a.key].replicas)) for a in sol.plan) == sum(
+        lower_bound(req).values()
+    )
+    leads = Counter(a.replicas[0] for a in after.values())
+    assert max(leads[b] for b in (2, 3, 4)) - min(leads[b] for b in (2, 3, 4)) <= 1, leads
