@@ -192,10 +192,33 @@ def _even_new_leaders(
             else:
                 other_on[b].append(key)
 
+    # per topic: how many receiving brokers hold each count, to know its range per broker
+    hists: dict[str, Counter[int]] = {}
+
+    def hist(topic: str) -> Counter[int]:
+        h = hists.get(topic)
+        if h is None:
+            h = hists[topic] = Counter(count[(topic, b)] for b in weight)
+        return h
+
+    def span(h: Mapping[int, int]) -> int:
+        values = [v for v, n in h.items() if n > 0]
+        return max(values) - min(values)
+
+    def moved(topic: str, src: int, dst: int) -> Counter[int]:
+        h = Counter(hist(topic))
+        cs, cd = count[(topic, src)], count[(topic, dst)]
+        h[cs] -= 1
+        h[cd] -= 1
+        h[cs - 1] += 1
+        h[cd + 1] += 1
+        return h
+
     def room(topic: str, src: int, dst: int) -> bool:
-        # from a broker holding more of the topic to one holding fewer: the topic's range
-        # per broker never widens (leaders come after topics in the goal order)
-        return count[(topic, dst)] < count[(topic, src)]
+        # leaders come after topics in the goal order: a topic's range per broker may
+        # not widen, except from 0 to 1 (which leaves no pair of brokers uneven)
+        before_span = span(hist(topic))
+        return span(moved(topic, src, dst)) <= max(before_span, 1)
 
     def fits(x: Key, y: Key, heavy: int, light: int) -> bool:
         """x (leading, on heavy) and y (following, on light) may trade brokers: neither
@@ -232,6 +255,7 @@ def _even_new_leaders(
         holders[x] = (holders[x] - {heavy}) | {light}
         holders[y] = (holders[y] - {light}) | {heavy}
         for key, src, dst in ((x, heavy, light), (y, light, heavy)):
+            hists[key[0]] = moved(key[0], src, dst)
             count[(key[0], src)] -= 1
             count[(key[0], dst)] += 1
         lead_on[heavy].remove(x)
