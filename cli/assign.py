@@ -203,9 +203,9 @@ def assign(
     from placement.io.inventory import load_inventory
     from placement.io.outputs import Outputs
     from placement.io.reassignment import render_election, render_reassignment
-    from placement.io.topics import read_topics
     from placement.plan.assign import assign as run_assign
     from placement.plan.assign import read_current
+    from placement.plan.topics import read_topics
     from placement.rules.base import CheckContext
     from placement.solver.cpsat import SolveParams
     from placement.solver.engine import Options

@@ -140,11 +140,11 @@ def validate(
     Exits 1 when any file has an error (or a warning with --strict), 0 otherwise.
     """
     from placement import __version__
-    from placement.diagnostics.model import ValidationReport, build_report
     from placement.diagnostics.reporters import REPORTERS, Reporter
     from placement.io.inventory import load_inventory
     from placement.io.outputs import Outputs
-    from placement.validate import ValidateOptions, parse_ibp, validate_paths
+    from placement.model.diagnostic import ValidationReport, build_report
+    from placement.rules.validate import ValidateOptions, parse_ibp, validate_paths
 
     from .outputs import report as report_outputs
     from .render import render_text

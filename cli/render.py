@@ -19,7 +19,7 @@ from placement.diagnostics.escape import escape as escape_controls
 if TYPE_CHECKING:  # every command imports the helpers below: no pydantic at import time
     from pydantic import BaseModel
 
-    from placement.diagnostics.model import Diagnostic, ValidationReport
+    from placement.model.diagnostic import Diagnostic, ValidationReport
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 

@@ -48,11 +48,11 @@ def synth(
     from placement.io.outputs import Outputs
     from placement.io.snapshot import add_snapshot_output, write_snapshot_files
     from placement.io.textfile import read_text
-    from placement.io.topics import InvalidPoliciesError
+    from placement.plan.topics import InvalidPoliciesError
     from placement.rules.base import CheckContext
+    from placement.rules.validate import check_policy_text
     from placement.synth import SynthSpec, check_spec
     from placement.synth import synth as run_synth
-    from placement.validate import check_policy_text
 
     check_spec(SynthSpec(brokers, racks, topics, partitions_per_topic))  # caps, before any work
     outputs = Outputs.of(("--policy", p) for p in policy or [])

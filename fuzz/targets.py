@@ -270,21 +270,21 @@ def _unwrapped(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _validate_json(p: Path, c: Context) -> object:
     from placement.rules.base import CheckContext
-    from placement.validate import validate_json_bytes
+    from placement.rules.validate import validate_json_bytes
 
     return validate_json_bytes(p.read_bytes(), str(p), CheckContext(c.inventory.inventory, 2))
 
 
 def _validate_properties(p: Path, c: Context) -> object:
     from placement.rules.base import CheckContext
-    from placement.validate import validate_properties_bytes
+    from placement.rules.validate import validate_properties_bytes
 
     return validate_properties_bytes(p.read_bytes(), str(p), CheckContext(c.inventory.inventory))
 
 
 def _validate_describe(p: Path, c: Context) -> object:
     from placement.rules.base import CheckContext
-    from placement.validate import validate_describe_bytes
+    from placement.rules.validate import validate_describe_bytes
 
     return validate_describe_bytes(p.read_bytes(), str(p), CheckContext(c.inventory.inventory))
 
@@ -333,7 +333,7 @@ def _simulate_topics(p: Path, c: Context) -> object:
 
 def _load_inventory(p: Path, c: Context) -> object:
     from placement.io.inventory import load_inventory
-    from placement.validate import inventory_diagnostics
+    from placement.rules.validate import inventory_diagnostics
 
     return inventory_diagnostics(load_inventory(p))
 
@@ -346,7 +346,7 @@ def _simulate_inventory(p: Path, c: Context) -> object:
 
 
 def _read_topics(p: Path, c: Context) -> object:
-    from placement.io.topics import read_topics
+    from placement.plan.topics import read_topics
     from placement.rules.base import CheckContext
 
     return read_topics(p, CheckContext(c.inventory.inventory))

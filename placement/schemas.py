@@ -6,7 +6,7 @@ import json
 
 from pydantic import BaseModel
 
-from placement.diagnostics.model import ValidationReport
+from placement.model.diagnostic import ValidationReport
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
 from placement.score.report import ScoreReport

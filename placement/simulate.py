@@ -379,8 +379,8 @@ def simulate_files(
     topics file's placement references are resolved inside ``refs_root`` (default: its
     directory), as for `assign`."""
     from placement.io.reassignment import read_plan_file
-    from placement.io.topics import read_topics
     from placement.plan.assign import read_current
+    from placement.plan.topics import read_topics
     from placement.rules.base import CheckContext
 
     inv = inventory.inventory

@@ -55,7 +55,7 @@ def rel(path: Path) -> str:
 
 def test_the_walk_sees_the_library() -> None:
     names = {rel(p) for p in MODULES}
-    assert {"placement/validate.py", "placement/io/jsonsrc.py"} <= names
+    assert {"placement/rules/validate.py", "placement/io/jsonsrc.py"} <= names
 
 
 def test_placement_never_imports_ui_libraries_or_the_cli() -> None:
@@ -157,3 +157,89 @@ def test_fast_commands_load_no_heavy_library(args: list[str]) -> None:
         f"    try:\n        app({args!r})\n    except SystemExit:\n        pass"
     )
     assert _modules_after(code) == []
+
+
+# The layers of placement/, lowest first. A module may import its own package and any
+# lower layer, never a higher one (docs/architecture.md explains each).
+LAYERS: list[set[str]] = [
+    {"errors", "model"},  # the domain records: no I/O, no rules
+    {"io"},  # every reader and writer of a file format
+    {"rules"},  # the checks, each with its message; validate runs them
+    {"diagnostics"},  # reporters of findings
+    {"solver"},  # planning algorithms over models
+    {"plan"},  # the desired state, assign, batches, the independent checker
+    {"cluster", "synth"},  # snapshots: summaries and synthetic clusters
+    {"simulate"},  # failure what-ifs, in process
+    {"score"},  # Spark: scoring and simulation at scale
+    {"schemas"},  # the JSON Schemas of every format and report
+]
+LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
+
+
+def unit_of(module: str) -> str:
+    """The package (or top-level module) of ``placement`` a dotted name belongs to."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "placement"
+
+
+def test_every_unit_of_the_library_has_a_layer() -> None:
+    units = {unit_of(".".join(p.relative_to(REPO).with_suffix("").parts)) for p in MODULES}
+    units -= {"__init__", "placement"}
+    assert units == set(LAYER_OF), "give a new package or module its layer in LAYERS"
+
+
+def test_no_import_points_up_the_layers() -> None:
+    """Every import inside placement/ (function-level ones included) goes down or stays
+    in its own package."""
+    offences = []
+    for path in MODULES:
+        here = unit_of(".".join(path.relative_to(REPO).with_suffix("").parts))
+        if here not in LAYER_OF:
+            continue
+        for name, line in imported_modules(parse(path)):
+            if not name.startswith("placement."):
+                continue
+            there = unit_of(name)
+            if there != here and LAYER_OF[there] >= LAYER_OF[here]:
+                offences.append(f"{rel(path)}:{line} imports {name}")
+    assert offences == []
+
+
+def test_no_import_cycle_between_modules() -> None:
+    """Module-level imports inside placement/ form no cycle (a cycle inside one package
+    is a back-arrow too, just a shorter one)."""
+    graph: dict[str, set[str]] = {}
+    known = {".".join(p.relative_to(REPO).with_suffix("").parts) for p in MODULES}
+    for path in MODULES:
+        me = ".".join(path.relative_to(REPO).with_suffix("").parts)
+        deps = set()
+        for node in parse(path).body:  # top level only: deferred imports break cycles
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                deps.add(node.module)
+            elif isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names)
+        graph[me] = {d for d in deps if d in known and d != me}
+    state: dict[str, int] = {}
+    cycles: list[str] = []
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join([*trail[trail.index(nxt) :], nxt]))
+            elif nxt not in state:
+                visit(nxt, [*trail, nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    assert cycles == []
+
+
+def test_the_layer_check_catches_an_offence() -> None:
+    tree = ast.parse("def f():\n    from placement.score.run import run_score\n")
+    names = [n for n, _ in imported_modules(tree)]
+    here = "io"
+    ups = [n for n in names if LAYER_OF[unit_of(n)] > LAYER_OF[here]]
+    assert ups == ["placement.score.run"]

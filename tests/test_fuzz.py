@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import Result
 
-from placement.diagnostics.model import Diagnostic, Severity
 from placement.io.jsonsrc import parse_json
+from placement.model.diagnostic import Diagnostic, Severity
 from placement.rules.base import CheckContext
 from placement.rules.registry import RULES
-from placement.validate import validate_json_bytes, validate_properties_bytes
+from placement.rules.validate import validate_json_bytes, validate_properties_bytes
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SEEDS = [p.read_bytes() for p in sorted(EXAMPLES.glob("*/*.json"))]

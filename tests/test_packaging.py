@@ -78,7 +78,7 @@ def test_wheel_holds_both_packages(names: list[str]) -> None:
         "mrc_plan_cli/main.py",
         "mrc_plan_cli/errors.py",
         "placement/__init__.py",
-        "placement/validate.py",
+        "placement/rules/validate.py",
         "placement/py.typed",
     ):
         assert required in names

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from placement.rules.base import CheckContext
+from placement.rules.validate import validate_json_bytes
 from placement.schemas import SCHEMAS, render_schema, schema_filename
-from placement.validate import validate_json_bytes
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMAS_DIR = REPO / "schemas"

@@ -17,7 +17,7 @@ from urllib.parse import quote
 from xml.etree import ElementTree as ET
 
 from placement.diagnostics.escape import encodable_tree, escape, json_text
-from placement.diagnostics.model import Diagnostic, Severity, ValidationReport
+from placement.model.diagnostic import Diagnostic, Severity, ValidationReport
 from placement.rules.registry import ALL_RULES
 
 Reporter = Callable[[ValidationReport], str]

@@ -19,10 +19,10 @@ from placement.io.describe import read_describe
 from placement.io.inventory import LoadedInventory
 from placement.io.reassignment import read_reassignment
 from placement.io.snapshot import read_snapshot
-from placement.io.topics import TopicSpec
 from placement.model.assignment import PartitionAssignment
 from placement.model.policy import PlacementPolicy
 from placement.plan.checker import PlanContext, verify_plan
+from placement.plan.topics import TopicSpec
 from placement.solver.capacity import bytes_held, check_capacity, disk_caps
 from placement.solver.core import LeaderStats
 from placement.solver.engine import Options, RackSolve, solve

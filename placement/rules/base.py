@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from placement.diagnostics.model import Severity
+from placement.model.diagnostic import Severity
 
 if TYPE_CHECKING:
     from placement.model.inventory import Inventory

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from placement.diagnostics.model import Severity
+from placement.model.diagnostic import Severity
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
 from placement.rules.base import CheckContext, Finding, InventoryRule, NodeFinding, PolicyRule

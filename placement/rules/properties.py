@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from placement.diagnostics.model import Severity
+from placement.model.diagnostic import Severity
 from placement.rules.base import Rule
 
 # Broker-level defaults (SPEC §2). `confluent.placement.constraints` is the topic-level

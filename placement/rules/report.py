@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from placement.diagnostics.model import Severity
+from placement.model.diagnostic import Severity
 from placement.rules.base import Rule
 
 

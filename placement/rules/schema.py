@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from placement.diagnostics.model import Severity
 from placement.io.positions import pointer
+from placement.model.diagnostic import Severity
 from placement.model.policy import (
     PROMOTION_VALUES,
     PlacementPolicy,

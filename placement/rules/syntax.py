@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from placement.diagnostics.model import Severity
 from placement.io.jsonsrc import SyntaxKind
+from placement.model.diagnostic import Severity
 from placement.rules.base import Rule
 
 

@@ -360,12 +360,12 @@ def test_the_bug_message_escapes_the_exception(
     cli: Cli, inputs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Exit 101 quotes the exception, which may quote input: on one escaped line too."""
-    import placement.validate
+    import placement.rules.validate
 
     def boom(*_: object, **__: object) -> None:
         raise RuntimeError(f"cannot handle {RACK}")
 
-    monkeypatch.setattr(placement.validate, "validate_paths", boom)
+    monkeypatch.setattr(placement.rules.validate, "validate_paths", boom)
     result = cli(["validate", inputs / "policies"])
     assert result.exit_code == 101
     assert result.stdout_bytes == b""

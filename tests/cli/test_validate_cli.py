@@ -745,7 +745,7 @@ def _explode(*args: object, **kwargs: object) -> None:
 def test_exit_101_internal_error(
     cli: Cli, valid_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("placement.validate.validate_paths", _explode)
+    monkeypatch.setattr("placement.rules.validate.validate_paths", _explode)
     result = cli(["validate", valid_dir])
     assert result.exit_code == 101
     assert result.stdout == ""
@@ -759,7 +759,7 @@ def test_exit_101_internal_error(
 def test_exit_101_debug_shows_traceback(
     cli: Cli, valid_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("placement.validate.validate_paths", _explode)
+    monkeypatch.setattr("placement.rules.validate.validate_paths", _explode)
     monkeypatch.setenv("MRC_PLAN_DEBUG", "1")
     result = cli(["validate", valid_dir], traceback_ok=True)
     assert result.exit_code == 101
@@ -793,7 +793,7 @@ def test_exit_101_in_a_reporter(cli: Cli, valid_dir: Path, monkeypatch: pytest.M
 def test_debug_off_values(
     cli: Cli, valid_dir: Path, monkeypatch: pytest.MonkeyPatch, debug: str
 ) -> None:
-    monkeypatch.setattr("placement.validate.validate_paths", _explode)
+    monkeypatch.setattr("placement.rules.validate.validate_paths", _explode)
     monkeypatch.setenv("MRC_PLAN_DEBUG", debug)
     result = cli(["validate", valid_dir])
     assert result.exit_code == 101

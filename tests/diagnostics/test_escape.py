@@ -12,8 +12,8 @@ import pytest
 
 from mrc_plan_cli.render import render_text
 from placement.diagnostics.escape import encodable, encodable_tree, escape, json_text
-from placement.diagnostics.model import Diagnostic, Severity, ValidationReport, build_report
 from placement.diagnostics.reporters import render_github, render_json, render_junit, render_sarif
+from placement.model.diagnostic import Diagnostic, Severity, ValidationReport, build_report
 
 # what a pull request can put in a name: a newline and a workflow command, ESC, BEL, a bidi
 # override, a C1 control, DEL, a byte that is not UTF-8 (surrogateescape), rich markup, an emoji

@@ -81,7 +81,7 @@ def test_validate_positions_with_odd_line_ends(brk: bytes) -> None:
     """The describe reader ends lines where str.splitlines() does; validate's positions
     follow it (a bare CR before a topic was an IndexError, exit 101)."""
     from placement.rules.base import CheckContext
-    from placement.validate import validate_describe_bytes
+    from placement.rules.validate import validate_describe_bytes
 
     data = (
         brk + b"Topic:t PartitionCount:3 ReplicationFactor:5 "

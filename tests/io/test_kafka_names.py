@@ -17,8 +17,8 @@ from placement.errors import InputError
 from placement.io.convert import read_sizes
 from placement.io.describe import parse_describe
 from placement.io.inventory import load_inventory
-from placement.io.topics import read_topics
 from placement.model.kafka import parse_ascii_int, topic_name_error
+from placement.plan.topics import read_topics
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 INV = EXAMPLES / "inventory.json"

@@ -16,7 +16,7 @@ from typer.testing import Result
 
 from placement.errors import InputError, UsageError
 from placement.io.limits import ALL_LIMITS, PARTITIONS_PER_TOPIC
-from placement.io.topics import InvalidPoliciesError, read_topics
+from placement.plan.topics import InvalidPoliciesError, read_topics
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 INV = EXAMPLES / "inventory.json"

@@ -8,7 +8,7 @@ from placement.io.jsonsrc import JsonSyntaxError, parse_json
 from placement.io.positions import LineIndex, Position
 from placement.io.properties import Property, parse_properties
 from placement.rules.base import CheckContext
-from placement.validate import validate_properties_bytes
+from placement.rules.validate import validate_properties_bytes
 
 KEY = "confluent.log.placement.constraints"
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typer.testing import Result
 
 from placement.io.inventory import load_inventory
-from placement.io.topics import read_topics
 from placement.plan.assign import assign, read_current
+from placement.plan.topics import read_topics
 from placement.rules.base import CheckContext
 
 Cli = Callable[..., Result]

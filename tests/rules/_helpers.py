@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from placement.diagnostics.model import Diagnostic
 from placement.io.inventory import load_inventory
-from placement.validate import ValidateOptions, parse_ibp, validate_paths
+from placement.model.diagnostic import Diagnostic
+from placement.rules.validate import ValidateOptions, parse_ibp, validate_paths
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 RULE_FIXTURES = FIXTURES / "rules"

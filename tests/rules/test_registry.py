@@ -7,7 +7,7 @@ import re
 import pytest
 from _helpers import RULE_FIXTURES, load_cases
 
-from placement.diagnostics.model import Severity
+from placement.model.diagnostic import Severity
 from placement.rules.base import FAMILIES, Rule
 from placement.rules.registry import ALL_RULES, RULES, lookup
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from _helpers import SEEDS, positions, validate
 
-from placement.validate import ValidateOptions, parse_ibp
+from placement.rules.validate import ValidateOptions, parse_ibp
 
 IBP_3_2 = ValidateOptions(ibp=parse_ibp("3.2"))
 

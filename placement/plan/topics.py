@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from placement.diagnostics.model import Diagnostic, Severity
 from placement.errors import InputError
 from placement.io.jsonsrc import (
     EncodingError,
@@ -42,11 +41,12 @@ from placement.io.limits import (
 )
 from placement.io.positions import LineIndex
 from placement.io.textfile import read_text
+from placement.model.diagnostic import Diagnostic, Severity
 from placement.model.kafka import TOPIC_NAME_HINT, topic_name_error
 from placement.model.policy import PlacementPolicy
 from placement.rules.base import CheckContext
 from placement.rules.schema import POLICY_KEYS
-from placement.validate import cap_diagnostics, check_policy_text, check_policy_value
+from placement.rules.validate import cap_diagnostics, check_policy_text, check_policy_value
 
 NAME_MAX = 255  # bytes per path component (Linux, macOS)
 PATH_MAX = 4096

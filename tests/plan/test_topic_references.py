@@ -17,7 +17,7 @@ import pytest
 from typer.testing import Result
 
 from placement.errors import InputError
-from placement.io.topics import read_topics
+from placement.plan.topics import read_topics
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 INV = EXAMPLES / "inventory.json"

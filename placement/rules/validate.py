@@ -6,7 +6,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from placement.diagnostics.model import Diagnostic, Severity
 from placement.errors import InputError, UsageError
 from placement.io.describe import parse_describe
 from placement.io.inventory import LoadedInventory
@@ -22,6 +21,7 @@ from placement.io.limits import (
 )
 from placement.io.positions import LineIndex, Position
 from placement.io.properties import PropertiesSyntaxError, parse_properties
+from placement.model.diagnostic import Diagnostic, Severity
 from placement.model.kafka import ibp_hint, parse_ibp_version
 from placement.model.policy import PlacementPolicy
 from placement.rules import report, syntax

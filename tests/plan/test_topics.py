@@ -9,7 +9,7 @@ import pytest
 
 from placement.errors import InputError
 from placement.io.inventory import load_inventory
-from placement.io.topics import InvalidPoliciesError, read_topics
+from placement.plan.topics import InvalidPoliciesError, read_topics
 from placement.rules.base import CheckContext
 
 EXAMPLES = Path(__file__).parent.parent.parent / "examples"
