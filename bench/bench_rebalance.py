@@ -26,8 +26,9 @@ REPEAT = 3
 
 def _ours(tmp: Path) -> tuple[float, int, int]:
     """Best planning time of REPEAT runs in process, replicas added, lower bound."""
+    from placement.io.current import read_current
     from placement.io.inventory import load_inventory
-    from placement.plan.assign import assign, read_current
+    from placement.plan.assign import assign
     from placement.plan.topics import read_topics
     from placement.rules.base import CheckContext
     from placement.solver.engine import Options

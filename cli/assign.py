@@ -66,7 +66,7 @@ def parse_rate(raw: str) -> int:
 
 def _ids(raw: str | None, flag: str) -> list[int]:
     """Broker ids as Kafka has them (ASCII digits, 0..2^31-1); none for an empty value."""
-    from placement.simulate import parse_ids
+    from placement.simulate.failure import parse_ids
 
     if not raw or not raw.replace(" ", "").replace(",", ""):
         return []
@@ -200,11 +200,11 @@ def assign(
     before anything is written.
     """
     from placement.errors import UsageError
+    from placement.io.current import read_current
     from placement.io.inventory import load_inventory
     from placement.io.outputs import Outputs
     from placement.io.reassignment import render_election, render_reassignment
     from placement.plan.assign import assign as run_assign
-    from placement.plan.assign import read_current
     from placement.plan.topics import read_topics
     from placement.rules.base import CheckContext
     from placement.solver.cpsat import SolveParams

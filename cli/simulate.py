@@ -14,7 +14,7 @@ from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
 
 if TYPE_CHECKING:
     from placement.io.outputs import Outcome, Output, Outputs
-    from placement.simulate import SimulateReport
+    from placement.simulate.failure import SimulateReport
 
 
 class SimFormat(StrEnum):
@@ -113,7 +113,7 @@ def simulate(
 
     from placement.errors import UsageError
     from placement.io.inventory import load_inventory
-    from placement.simulate import parse_ids
+    from placement.simulate.failure import parse_ids
 
     from .render import cell, model_json, safe  # names and paths: escaped, no markup
 
@@ -152,7 +152,7 @@ def simulate(
         if loaded is None:
             raise UsageError("--current needs --inventory: the racks of the brokers")
         from placement.io.reassignment import write_election_stream
-        from placement.simulate import simulate_files
+        from placement.simulate.failure import simulate_files
 
         report, unclean = simulate_files(
             current,

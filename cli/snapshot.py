@@ -51,8 +51,8 @@ def synth(
     from placement.plan.topics import InvalidPoliciesError
     from placement.rules.base import CheckContext
     from placement.rules.validate import check_policy_text
-    from placement.synth import SynthSpec, check_spec
-    from placement.synth import synth as run_synth
+    from placement.snapshot.synth import SynthSpec, check_spec
+    from placement.snapshot.synth import synth as run_synth
 
     check_spec(SynthSpec(brokers, racks, topics, partitions_per_topic))  # caps, before any work
     outputs = Outputs.of(("--policy", p) for p in policy or [])
@@ -139,8 +139,8 @@ def show(snapshot: Annotated[Path, typer.Argument(help="Snapshot directory.")]) 
     from rich.console import Console
     from rich.table import Table
 
-    from placement.cluster import summarize
     from placement.io.snapshot import read_snapshot
+    from placement.snapshot.facts import summarize
 
     from .render import cell  # rack names and the path: escaped, no markup
 

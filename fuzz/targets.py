@@ -308,25 +308,25 @@ def _from_describe(p: Path, c: Context) -> object:
 
 
 def _read_current(p: Path, c: Context) -> object:
-    from placement.plan.assign import read_current
+    from placement.io.current import read_current
 
     return read_current(p)
 
 
 def _simulate_current(p: Path, c: Context) -> object:
-    from placement.simulate import simulate_files
+    from placement.simulate.failure import simulate_files
 
     return simulate_files(p, c.inventory, fail_rack="us-east")
 
 
 def _simulate_plan(p: Path, c: Context) -> object:
-    from placement.simulate import simulate_files
+    from placement.simulate.failure import simulate_files
 
     return simulate_files(c.describe, c.inventory, plan=p, fail_rack="us-east")
 
 
 def _simulate_topics(p: Path, c: Context) -> object:
-    from placement.simulate import simulate_files
+    from placement.simulate.failure import simulate_files
 
     return simulate_files(c.describe, c.inventory, topics=p, fail_rack="us-east")
 
@@ -340,7 +340,7 @@ def _load_inventory(p: Path, c: Context) -> object:
 
 def _simulate_inventory(p: Path, c: Context) -> object:
     from placement.io.inventory import load_inventory
-    from placement.simulate import simulate_files
+    from placement.simulate.failure import simulate_files
 
     return simulate_files(c.describe, load_inventory(p), fail_rack="us-east")
 
@@ -389,8 +389,8 @@ def _read_snapshot(p: Path, c: Context) -> object:
 
 
 def _snapshot_show(p: Path, c: Context) -> object:
-    from placement.cluster import summarize
     from placement.io.snapshot import read_snapshot
+    from placement.snapshot.facts import summarize
 
     return summarize(read_snapshot(p))
 

@@ -10,7 +10,7 @@ from placement.model.diagnostic import ValidationReport
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
 from placement.score.report import ScoreReport
-from placement.simulate import SimulateReport
+from placement.simulate.failure import SimulateReport
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMAS: dict[str, type[BaseModel]] = {

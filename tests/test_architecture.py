@@ -168,7 +168,7 @@ LAYERS: list[set[str]] = [
     {"diagnostics"},  # reporters of findings
     {"solver"},  # planning algorithms over models
     {"plan"},  # the desired state, assign, batches, the independent checker
-    {"cluster", "synth"},  # snapshots: summaries and synthetic clusters
+    {"snapshot"},  # facts about a snapshot, synthetic clusters
     {"simulate"},  # failure what-ifs, in process
     {"score"},  # Spark: scoring and simulation at scale
     {"schemas"},  # the JSON Schemas of every format and report

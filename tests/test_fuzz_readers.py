@@ -109,12 +109,12 @@ def test_outcomes_are_classified(fuzz_context: targets.Context, tmp_path: Path) 
 def test_a_cli_exit_101_is_a_failure(
     fuzz_context: targets.Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import placement.cluster
+    import placement.snapshot.facts
 
     def broken(*_: object) -> object:
         raise ZeroDivisionError("planted")
 
-    monkeypatch.setattr(placement.cluster, "summarize", broken)
+    monkeypatch.setattr(placement.snapshot.facts, "summarize", broken)
     snap = targets.Family("snap", None, [targets._dir_seed(fuzz_context.snapshot)], _identity)
     reader = targets.Reader(
         "cli snapshot show", snap, ".", cli=lambda p, c, r: ["snapshot", "show", str(p)]

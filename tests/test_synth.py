@@ -8,10 +8,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from placement.cluster import summarize, violation_mask
 from placement.io.snapshot import write_snapshot
 from placement.model.policy import PlacementPolicy
-from placement.synth import SynthSpec, synth
+from placement.snapshot.facts import summarize, violation_mask
+from placement.snapshot.synth import SynthSpec, synth
 
 
 def _check_rows_independently(spec: SynthSpec) -> int:

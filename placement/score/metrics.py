@@ -161,7 +161,7 @@ def failure_flags(s: Column, o: Column) -> dict[str, Column]:
     """SPEC §7's outcome of a failure, from ``s`` surviving sync replicas and ``o``
     surviving observers, with the ``min_isr`` and ``promotes`` columns: a boolean column
     each for ``offline``, ``under_min_isr`` and ``promoted`` (available: none of them).
-    The same rules as `placement.simulate.classify`; a test holds the two together. Every
+    The same rules as `placement.simulate.failure.classify`; a test holds the two together. Every
     partition counts, with a policy or not (`with_policy` gives one without a policy the
     default min ISR and no promotion): `score` and `simulate` share this definition."""
     from pyspark.sql import functions as F  # noqa: N812
@@ -176,7 +176,7 @@ def survives_rack_loss(code: int) -> Any:
     """Rack code column -> does the replica survive the loss of rack ``code``: only when
     its broker's rack is known and is another one. A broker of unknown rack (not in the
     inventory, or listed without a rack) may sit in the failed rack: it counts as lost
-    (`placement.simulate.Failure.down` says the same in-process)."""
+    (`placement.simulate.failure.Failure.down` says the same in-process)."""
     from pyspark.sql import functions as F  # noqa: N812
 
     # a closure, not a default argument: Spark reads a second parameter as the index

@@ -25,7 +25,7 @@ from placement.score.run import (
     refuse_missing,
     spark_path,
 )
-from placement.simulate import (
+from placement.simulate.failure import (
     SAMPLE,
     Counts,
     Failure,

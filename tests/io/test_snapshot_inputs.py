@@ -17,8 +17,8 @@ import pytest
 from typer.testing import Result
 
 from placement.errors import InputError
+from placement.io.current import read_current
 from placement.io.snapshot import read_snapshot, verify_partitions
-from placement.plan.assign import read_current
 
 Cli = Callable[..., Result]
 SYNTH = ("snapshot", "synth", "--brokers", "6", "--racks", "3", "--topics", "3")
@@ -101,7 +101,7 @@ def test_column_name_that_is_not_utf8_is_refused(
 _LIMITED_SUMMARY = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-from placement.cluster import summarize
+from placement.snapshot.facts import summarize
 from placement.io.snapshot import read_snapshot
 s = summarize(read_snapshot(sys.argv[1]))
 print(s.replicas, s.violations)
@@ -110,8 +110,8 @@ print(s.replicas, s.violations)
 
 def test_broker_id_at_the_int32_limit_is_summarized_without_a_huge_array(tmp_path: Path) -> None:
     """The largest legal id: an array indexed by broker id would take 16 GiB."""
-    from placement.cluster import summarize, violation_mask
     from placement.io.snapshot import Snapshot, write_snapshot
+    from placement.snapshot.facts import summarize, violation_mask
 
     top = 2**31 - 1
     policy = '{"version": 1, "replicas": [{"count": 1, "constraints": {"rack": "a"}}]}'

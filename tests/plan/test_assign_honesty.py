@@ -12,8 +12,9 @@ from pathlib import Path
 
 from typer.testing import Result
 
+from placement.io.current import read_current
 from placement.io.inventory import load_inventory
-from placement.plan.assign import assign, read_current
+from placement.plan.assign import assign
 from placement.plan.topics import read_topics
 from placement.rules.base import CheckContext
 

@@ -18,7 +18,7 @@ from placement.io.reassignment import read_reassignment
 from placement.io.snapshot import read_snapshot, write_snapshot
 from placement.model.assignment import PartitionAssignment
 from placement.plan.batches import BatchPlan, render_files, split, summary
-from placement.synth import SynthSpec, synth
+from placement.snapshot.synth import SynthSpec, synth
 
 Pa = PartitionAssignment
 

@@ -13,7 +13,7 @@ import pytest
 from placement.io.snapshot import read_snapshot
 from placement.model.policy import PlacementPolicy
 from placement.score.run import score_snapshot
-from placement.synth import SynthSpec, synth
+from placement.snapshot.synth import SynthSpec, synth
 
 pytestmark = pytest.mark.spark
 

@@ -13,7 +13,7 @@ from placement.io.reassignment import read_reassignment, render_reassignment
 from placement.io.snapshot import read_snapshot, read_table, write_snapshot
 from placement.model.assignment import PartitionAssignment
 from placement.score.run import prepare, read_partitions, read_plan, score_snapshot, score_state
-from placement.synth import SynthSpec, synth
+from placement.snapshot.synth import SynthSpec, synth
 
 pytestmark = pytest.mark.spark
 

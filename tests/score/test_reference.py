@@ -12,7 +12,7 @@ import pytest
 from placement.errors import InputError
 from placement.io.snapshot import write_snapshot
 from placement.score.run import run_score
-from placement.synth import SynthSpec, synth
+from placement.snapshot.synth import SynthSpec, synth
 
 pytestmark = pytest.mark.spark
 

@@ -14,7 +14,7 @@ from placement.io.reassignment import render_reassignment
 from placement.io.snapshot import Snapshot, write_snapshot
 from placement.model.assignment import PartitionAssignment
 from placement.score.run import run_score
-from placement.synth import SynthSpec, synth
+from placement.snapshot.synth import SynthSpec, synth
 
 pytestmark = pytest.mark.spark
 

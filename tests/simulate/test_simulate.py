@@ -13,7 +13,7 @@ from placement.io.inventory import load_inventory
 from placement.model.assignment import PartitionAssignment
 from placement.model.inventory import Controller, Inventory
 from placement.model.policy import PlacementPolicy
-from placement.simulate import (
+from placement.simulate.failure import (
     Failure,
     Outcome,
     TopicInfo,

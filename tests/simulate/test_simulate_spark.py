@@ -15,8 +15,8 @@ from placement.io.reassignment import render_reassignment
 from placement.io.snapshot import read_snapshot, write_snapshot
 from placement.model.assignment import PartitionAssignment
 from placement.score.simulate import run_simulate
-from placement.simulate import Outcome, TopicInfo, classify, parse_ids, simulate
-from placement.synth import SynthSpec, synth
+from placement.simulate.failure import Outcome, TopicInfo, classify, parse_ids, simulate
+from placement.snapshot.synth import SynthSpec, synth
 
 pytestmark = pytest.mark.spark
 
@@ -63,7 +63,7 @@ def _in_process(
     root: Path, entries: list[PartitionAssignment] | None, plan_name: str | None, **failure: Any
 ) -> Any:
     from placement.model.policy import PlacementPolicy
-    from placement.simulate import Failure, apply_plan
+    from placement.simulate.failure import Failure, apply_plan
 
     snap = read_snapshot(root)
     rows = snap.partitions.to_pylist()

@@ -19,8 +19,8 @@ from typer.testing import Result
 
 from placement.io.inventory import load_inventory
 from placement.io.snapshot import read_snapshot, write_snapshot
-from placement.simulate import simulate_files
-from placement.synth import SynthSpec, synth
+from placement.simulate.failure import simulate_files
+from placement.snapshot.synth import SynthSpec, synth
 
 Cli = Callable[..., Result]
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -12,9 +12,9 @@ from placement.model.assignment import PartitionAssignment as PA  # noqa: N817
 from placement.model.inventory import Broker, Inventory
 from placement.model.policy import PlacementPolicy
 from placement.plan.checker import PlanContext, check_plan
+from placement.snapshot.synth import SynthSpec, synth
 from placement.solver.engine import Options, solve
 from placement.solver.repair import Request, lower_bound
-from placement.synth import SynthSpec, synth
 
 INV = Inventory(
     brokers=[

@@ -378,8 +378,8 @@ def simulate_files(
     (else from the describe output's or snapshot's configs), and the plan if any. The
     topics file's placement references are resolved inside ``refs_root`` (default: its
     directory), as for `assign`."""
+    from placement.io.current import read_current
     from placement.io.reassignment import read_plan_file
-    from placement.plan.assign import read_current
     from placement.plan.topics import read_topics
     from placement.rules.base import CheckContext
 

@@ -1,0 +1,1 @@
+"""What a rack or broker failure does to every partition, in process."""

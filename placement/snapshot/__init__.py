@@ -1,0 +1,1 @@
+"""Snapshots: facts about a cluster captured on disk, and synthetic clusters."""
