@@ -36,7 +36,8 @@ def make_plan(snapshot: Path, out: Path, seed: int = 7, every: int = EVERY) -> i
     import pyarrow.parquet as pq
 
     sys.path.insert(0, str(ROOT))
-    from placement.io.reassignment import write_reassignment
+    from placement.io.atomic import write_atomic
+    from placement.io.reassignment import render_reassignment
     from placement.model.assignment import PartitionAssignment
 
     brokers = pq.read_table(snapshot / "brokers.parquet").to_pylist()
@@ -70,7 +71,7 @@ def make_plan(snapshot: Path, out: Path, seed: int = 7, every: int = EVERY) -> i
         plan.append(
             PartitionAssignment(topics[i].as_py(), numbers[i].as_py(), tuple(reps), tuple(obs))
         )
-    write_reassignment(out, plan)
+    write_atomic(out, render_reassignment(plan))
     return len(plan)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from placement.errors import InputError
-from placement.io.atomic import open_atomic, write_atomic
+from placement.io.atomic import open_atomic
 from placement.io.jsonsrc import JsonSyntaxError, ParsedJson, SyntaxKind, parse_json
 from placement.io.positions import LineIndex, Position
 from placement.io.textfile import read_text
@@ -340,10 +340,6 @@ def render_reassignment(assignments: Iterable[PartitionAssignment]) -> str:
         }
         lines.append(json.dumps(entry, separators=(",", ":"), ensure_ascii=False))
     return '{"version":1,"partitions":[\n' + ",\n".join(lines) + "\n]}\n"
-
-
-def write_reassignment(path: str | Path, assignments: Iterable[PartitionAssignment]) -> None:
-    write_atomic(path, render_reassignment(assignments))
 
 
 def _election_entry(topic: str, partition: int) -> str:

@@ -68,12 +68,7 @@ def on_loopback(master: str) -> bool:
     return match is not None and match["host"] in {LOOPBACK, "localhost", "[::1]"}
 
 
-def shuffle_partitions(rows: int, cores: int) -> int:
-    """About one shuffle partition per million rows, at least the cores, at most 200."""
-    return max(cores, min(200, rows // 1_000_000 + 1))
-
-
-def build_session(master: str | None = None, *, rows: int = 0, app: str = "mrc-plan") -> Any:
+def build_session(master: str | None = None, *, app: str = "mrc-plan") -> Any:
     warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
@@ -94,7 +89,8 @@ def build_session(master: str | None = None, *, rows: int = 0, app: str = "mrc-p
     options |= {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
-        "spark.sql.shuffle.partitions": str(shuffle_partitions(rows, os.cpu_count() or 2)),
+        # one shuffle partition per core: what every caller got (none sized it from the data)
+        "spark.sql.shuffle.partitions": str(os.cpu_count() or 2),
         "spark.sql.session.timeZone": "UTC",
     }
     secret = cluster_secret(chosen) if chosen is not None else None

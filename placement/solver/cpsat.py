@@ -40,11 +40,9 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
-
-from placement.errors import MrcPlanError
 
 Status = Literal["optimal", "feasible", "infeasible", "unknown", "model_invalid"]
 
@@ -198,61 +196,3 @@ def solve_rack(problem: RackProblem, params: SolveParams) -> SolveResult:
     code = solver.solve(built.model)
     seconds = time.perf_counter() - started
     return _extract(built, solver, _status(code), seconds)
-
-
-@dataclass(frozen=True)
-class Requirement:
-    label: str  # e.g. "topic orders needs 3 replicas in rack us-west"
-    need: int  # distinct brokers it needs in the rack
-
-
-@dataclass(frozen=True)
-class Availability:
-    label: str  # e.g. "broker 4 (us-west)"
-    broker: int
-
-
-def explain_infeasible(
-    requirements: Sequence[Requirement],
-    available: Sequence[Availability],
-    params: SolveParams,
-) -> list[str] | None:
-    """Labels of requirements and availabilities that cannot all hold; None when they can.
-
-    A requirement's literal demands its `need` replicas; an availability's literal says its
-    broker holds at most one of them (replicas of a partition sit on distinct brokers).
-    Brokers not listed do not exist. Switching an availability off relaxes the model, so
-    the brokers that make a request impossible appear in the explanation: "orders needs 3
-    replicas" with "broker 4" and "broker 5". CP-SAT, with one worker as assumptions need,
-    names a sufficient subset of the literals, all assumed true. Labels come back
-    requirements first, then availabilities, each in input order.
-    """
-    from ortools.sat.python import cp_model
-
-    model = cp_model.CpModel()
-    req_lits = [model.new_bool_var(f"req{k}") for k in range(len(requirements))]
-    av_lits = [model.new_bool_var(f"av{k}") for k in range(len(available))]
-    offered: dict[int, list[Any]] = {}
-    for a, lit in zip(available, av_lits, strict=True):
-        offered.setdefault(a.broker, []).append(lit)
-    for k, (r, req) in enumerate(zip(requirements, req_lits, strict=True)):
-        placed = []
-        for b, lits in offered.items():
-            count = model.new_int_var(0, max(r.need, 0), f"r{k}_b{b}")
-            for lit in lits:
-                model.add(count <= 1).only_enforce_if(lit)
-            placed.append(count)
-        model.add(sum(placed) >= r.need).only_enforce_if(req)
-    model.add_assumptions(req_lits + av_lits)
-    solver = _solver(SolveParams(params.time_limit, 1, params.seed))
-    status = _status(solver.solve(model))
-    if status in ("optimal", "feasible"):
-        return None
-    if status != "infeasible":
-        raise MrcPlanError(
-            f"could not explain why the request is infeasible (CP-SAT status {status})",
-            "raise the solver time limit",
-        )
-    core = set(solver.sufficient_assumptions_for_infeasibility())
-    labels = [r.label for r in requirements] + [a.label for a in available]
-    return [x for x, lit in zip(labels, req_lits + av_lits, strict=True) if lit.index in core]

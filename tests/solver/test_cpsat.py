@@ -13,12 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from placement.solver.cpsat import (
-    Availability,
     RackProblem,
-    Requirement,
     SolveParams,
     SolveResult,
-    explain_infeasible,
     solve_rack,
 )
 
@@ -312,52 +309,3 @@ def test_small_racks_respect_every_rule_and_the_shortfall_bound(p: RackProblem) 
     if p.load_min is None and p.load_max is None and p.bytes_max is None:
         too_few = any(k > len(allowed(p, i)) for i, k in enumerate(p.need))
         assert (r.status == "infeasible") == too_few
-
-
-# --- explanations ----------------------------------------------------------------------
-
-
-BROKERS = [Availability("broker 4 (us-west)", 4), Availability("broker 5 (us-west)", 5)]
-
-
-def test_explain_names_the_requirement_and_the_brokers_left() -> None:
-    requirements = [
-        Requirement("topic audit needs 1 replica in rack us-west", 1),
-        Requirement("topic orders needs 3 replicas in rack us-west", 3),
-    ]
-    assert explain_infeasible(requirements, BROKERS, FAST) == [
-        "topic orders needs 3 replicas in rack us-west",
-        "broker 4 (us-west)",
-        "broker 5 (us-west)",
-    ]
-
-
-def test_explain_returns_none_when_everything_fits() -> None:
-    requirements = [Requirement("topic orders needs 2 replicas in rack us-west", 2)]
-    assert explain_infeasible(requirements, BROKERS, FAST) is None
-    assert explain_infeasible([], [], FAST) is None
-
-
-def test_explain_with_no_broker_names_only_the_requirement() -> None:
-    requirements = [Requirement("topic orders needs 1 replica in rack eu", 1)]
-    assert explain_infeasible(requirements, [], FAST) == [requirements[0].label]
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(st.integers(0, 5), max_size=4),
-    st.lists(st.integers(0, 6), max_size=6),
-)
-def test_explanations_are_sufficient_and_minimal(needs: list[int], brokers: list[int]) -> None:
-    requirements = [Requirement(f"requirement {k}", n) for k, n in enumerate(needs)]
-    available = [Availability(f"broker {b}", b) for b in brokers]
-    labels = explain_infeasible(requirements, available, FAST)
-    distinct = len(set(brokers))
-    if all(n <= distinct for n in needs):
-        assert labels is None
-        return
-    assert labels is not None
-    named = [r for r in requirements if r.label in labels]
-    assert len(named) == 1 and named[0].need > distinct
-    # each distinct broker is named once: drop one and the requirement could be met
-    assert sorted({a.broker for a in available if a.label in labels}) == sorted(set(brokers))
