@@ -73,124 +73,138 @@ def _ids(raw: str | None, flag: str) -> list[int]:
     return parse_ids(raw, flag)
 
 
+InventoryOpt = Annotated[Path, typer.Option(help="Broker inventory (JSON, CSV or directory).")]
+TopicsOpt = Annotated[Path, typer.Option(help="Topics file: the desired state and policies.")]
+CurrentOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Current assignment: reassignment JSON, kafka-topics --describe output, or a "
+        "snapshot directory. Without it every partition is assigned from scratch."
+    ),
+]
+DrainOpt = Annotated[
+    str | None, typer.Option(help="Broker ids to empty, e.g. 4,5 (before removing them).")
+]
+ExcludeOpt = Annotated[
+    str | None,
+    typer.Option(help="Broker ids that take no new replica (existing ones may stay)."),
+]
+RebalanceOpt = Annotated[
+    bool,
+    typer.Option(
+        "--rebalance",
+        help="Also move valid replicas until, per rack, brokers differ by at most one "
+        "replica (bytes within --tolerance when the snapshot has sizes).",
+    ),
+]
+BalanceLeadersOpt = Annotated[
+    bool,
+    typer.Option(
+        "--balance-leaders",
+        help="Reorder replicas so preferred leaders differ by at most one per broker of "
+        "each lead rack, with the fewest leadership changes.",
+    ),
+]
+ToleranceOpt = Annotated[
+    float,
+    typer.Option(
+        min=0.0,
+        max=MAX_TOLERANCE,
+        help="--rebalance with sizes: bytes per broker may exceed the rack mean by this fraction.",
+    ),
+]
+DiskOpt = Annotated[
+    float,
+    typer.Option(
+        min=0.01,
+        max=1.0,
+        help="With partition sizes and capacity_bytes in the inventory: no broker may "
+        "end above this fraction of its disk (a hard limit; exit 1 when it cannot hold).",
+    ),
+]
+SeedOpt = Annotated[
+    int, typer.Option(min=0, max=MAX_SEED, help="Seed: same inputs and seed, same plan.")
+]
+TimeLimitOpt = Annotated[
+    float,
+    typer.Option(min=0.1, max=MAX_TIME_LIMIT, help="Seconds the exact engine may spend per rack."),
+]
+OutOpt = Annotated[
+    Path | None,
+    typer.Option(help="Write the reassignment JSON here (atomically); default: stdout."),
+]
+RollbackOpt = Annotated[
+    Path | None,
+    typer.Option(help="Write the current assignment of exactly the partitions the plan changes."),
+]
+ElectionOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Write the kafka-leader-election file: partitions whose preferred leader changes."
+    ),
+]
+SummaryOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--summary",
+        help="Write the summary as JSON here: every goal's value after the plan and its "
+        "lower bound, the same figures as printed.",
+    ),
+]
+OutDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Write the plan in batches here: plan-0001.json ..., a rollback file per "
+        "batch, leaders.json + election.json, summary.json. Needs --batch-size and/or "
+        "--max-moves-per-broker.",
+        rich_help_panel="Batches",
+    ),
+]
+BatchSizeOpt = Annotated[
+    int | None,
+    typer.Option(min=1, help="At most this many partitions per batch.", rich_help_panel="Batches"),
+]
+MovesOpt = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="At most this many replica moves per broker per batch (replicas it receives "
+        "plus replicas it gives up).",
+        rich_help_panel="Batches",
+    ),
+]
+ThrottleOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Replication throttle, bytes/s (e.g. 50000000, 50MB, 48MiB), as given to "
+        "kafka-reassign-partitions --throttle: each batch's ETA.",
+        rich_help_panel="Batches",
+    ),
+]
+
+
 @handle_errors
 def assign(
-    inventory: Annotated[Path, typer.Option(help="Broker inventory (JSON, CSV or directory).")],
-    topics: Annotated[Path, typer.Option(help="Topics file: the desired state and policies.")],
+    inventory: InventoryOpt,
+    topics: TopicsOpt,
     root: RootOption = None,
-    current: Annotated[
-        Path | None,
-        typer.Option(
-            help="Current assignment: reassignment JSON, kafka-topics --describe output, or a "
-            "snapshot directory. Without it every partition is assigned from scratch."
-        ),
-    ] = None,
-    drain: Annotated[
-        str | None, typer.Option(help="Broker ids to empty, e.g. 4,5 (before removing them).")
-    ] = None,
-    exclude: Annotated[
-        str | None,
-        typer.Option(help="Broker ids that take no new replica (existing ones may stay)."),
-    ] = None,
-    rebalance: Annotated[
-        bool,
-        typer.Option(
-            "--rebalance",
-            help="Also move valid replicas until, per rack, brokers differ by at most one "
-            "replica (bytes within --tolerance when the snapshot has sizes).",
-        ),
-    ] = False,
-    balance_leaders: Annotated[
-        bool,
-        typer.Option(
-            "--balance-leaders",
-            help="Reorder replicas so preferred leaders differ by at most one per broker of "
-            "each lead rack, with the fewest leadership changes.",
-        ),
-    ] = False,
-    tolerance: Annotated[
-        float,
-        typer.Option(
-            min=0.0,
-            max=MAX_TOLERANCE,
-            help="--rebalance with sizes: bytes per broker may exceed the rack mean "
-            "by this fraction.",
-        ),
-    ] = 0.1,
-    max_disk_usage: Annotated[
-        float,
-        typer.Option(
-            min=0.01,
-            max=1.0,
-            help="With partition sizes and capacity_bytes in the inventory: no broker may "
-            "end above this fraction of its disk (a hard limit; exit 1 when it cannot hold).",
-        ),
-    ] = 0.85,
-    seed: Annotated[
-        int, typer.Option(min=0, max=MAX_SEED, help="Seed: same inputs and seed, same plan.")
-    ] = 0,
-    time_limit: Annotated[
-        float,
-        typer.Option(
-            min=0.1, max=MAX_TIME_LIMIT, help="Seconds the exact engine may spend per rack."
-        ),
-    ] = 10.0,
-    out: Annotated[
-        Path | None,
-        typer.Option(help="Write the reassignment JSON here (atomically); default: stdout."),
-    ] = None,
-    rollback: Annotated[
-        Path | None,
-        typer.Option(
-            help="Write the current assignment of exactly the partitions the plan changes."
-        ),
-    ] = None,
-    election: Annotated[
-        Path | None,
-        typer.Option(
-            help="Write the kafka-leader-election file: partitions whose preferred leader changes."
-        ),
-    ] = None,
-    summary_path: Annotated[
-        Path | None,
-        typer.Option(
-            "--summary",
-            help="Write the summary as JSON here: every goal's value after the plan and its "
-            "lower bound, the same figures as printed.",
-        ),
-    ] = None,
-    out_dir: Annotated[
-        Path | None,
-        typer.Option(
-            help="Write the plan in batches here: plan-0001.json ..., a rollback file per "
-            "batch, leaders.json + election.json, summary.json. Needs --batch-size and/or "
-            "--max-moves-per-broker.",
-            rich_help_panel="Batches",
-        ),
-    ] = None,
-    batch_size: Annotated[
-        int | None,
-        typer.Option(
-            min=1, help="At most this many partitions per batch.", rich_help_panel="Batches"
-        ),
-    ] = None,
-    max_moves_per_broker: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help="At most this many replica moves per broker per batch (replicas it receives "
-            "plus replicas it gives up).",
-            rich_help_panel="Batches",
-        ),
-    ] = None,
-    throttle: Annotated[
-        str | None,
-        typer.Option(
-            help="Replication throttle, bytes/s (e.g. 50000000, 50MB, 48MiB), as given to "
-            "kafka-reassign-partitions --throttle: each batch's ETA.",
-            rich_help_panel="Batches",
-        ),
-    ] = None,
+    current: CurrentOpt = None,
+    drain: DrainOpt = None,
+    exclude: ExcludeOpt = None,
+    rebalance: RebalanceOpt = False,
+    balance_leaders: BalanceLeadersOpt = False,
+    tolerance: ToleranceOpt = 0.1,
+    max_disk_usage: DiskOpt = 0.85,
+    seed: SeedOpt = 0,
+    time_limit: TimeLimitOpt = 10.0,
+    out: OutOpt = None,
+    rollback: RollbackOpt = None,
+    election: ElectionOpt = None,
+    summary_path: SummaryOpt = None,
+    out_dir: OutDirOpt = None,
+    batch_size: BatchSizeOpt = None,
+    max_moves_per_broker: MovesOpt = None,
+    throttle: ThrottleOpt = None,
 ) -> None:
     """Plan the fewest moves that meet every topic's placement policy.
 
@@ -199,100 +213,47 @@ def assign(
     --rebalance also evens out every rack. The plan is checked by an independent checker
     before anything is written.
     """
-    from placement.errors import UsageError
-    from placement.io.current import read_current
-    from placement.io.inventory import load_inventory
     from placement.io.outputs import Outputs
-    from placement.io.reassignment import render_election, render_reassignment
-    from placement.plan.assign import assign as run_assign
-    from placement.plan.topics import read_topics
-    from placement.rules.base import CheckContext
     from placement.solver.cpsat import SolveParams
     from placement.solver.engine import Options
 
     from .outputs import report
 
-    batching = batch_size is not None or max_moves_per_broker is not None
-    if batching != (out_dir is not None):
-        raise UsageError(
-            "--out-dir and --batch-size/--max-moves-per-broker go together",
-            "e.g. --out-dir drain-plan --max-moves-per-broker 5 --throttle 50MB",
-        )
-    if throttle is not None and out_dir is None:
-        raise UsageError("--throttle sets the ETA of batches: use it with --out-dir")
-    rate = parse_rate(throttle) if throttle is not None else None
+    rate = _batch_flags(out_dir, batch_size, max_moves_per_broker, throttle)
     # every output is checked before any work: none is an input, none shares a path
     outputs = Outputs.of([("--inventory", inventory), ("--topics", topics), ("--current", current)])
-    plan_out = outputs.add("--out", out) if out is not None else None
-    rollback_out = outputs.add("--rollback", rollback) if rollback is not None else None
-    election_out = outputs.add("--election", election) if election is not None else None
-    summary_out = outputs.add("--summary", summary_path) if summary_path is not None else None
-    dir_out = (
-        outputs.add_dir("--out-dir", out_dir, marker="summary.json")
-        if out_dir is not None
-        else None
+    named = {
+        flag: outputs.add(flag, path)
+        for flag, path in (
+            ("--out", out),
+            ("--rollback", rollback),
+            ("--election", election),
+            ("--summary", summary_path),
+        )
+        if path is not None
+    }
+    dir_out = outputs.add_dir("--out-dir", out_dir, marker="summary.json") if out_dir else None
+    options = Options(
+        rebalance=rebalance,
+        balance_leaders=balance_leaders,
+        tolerance=tolerance,
+        max_disk_usage=max_disk_usage,
+        params=SolveParams(time_limit=time_limit, seed=seed, workers=1),
     )
     with outputs:
-        loaded = load_inventory(inventory)
-        specs = read_topics(topics, CheckContext(loaded.inventory), refs_root=root)
-        state = read_current(current) if current is not None else None
-        options = Options(
-            rebalance=rebalance,
-            balance_leaders=balance_leaders,
-            tolerance=tolerance,
-            max_disk_usage=max_disk_usage,
-            params=SolveParams(time_limit=time_limit, seed=seed, workers=1),
-        )
-        outcome = run_assign(
-            loaded,
-            specs,
-            state,
-            drain=_ids(drain, "--drain"),
-            exclude=_ids(exclude, "--exclude"),
-            options=options,
-        )
-        # each output holds this run's result, or no file at all (never an older plan)
-        text = render_reassignment(outcome.plan) if outcome.plan else None
-        if plan_out is not None:
-            if text is not None:
-                plan_out.write(text)
-            else:
-                plan_out.nothing()
-        if rollback_out is not None:
-            if outcome.rollback:  # the partitions the plan changes that exist already
-                rollback_out.write(render_reassignment(outcome.rollback))
-            else:
-                rollback_out.nothing()
-        if election_out is not None:
-            if outcome.election:
-                election_out.write(render_election(outcome.election))
-            else:
-                election_out.nothing()
-        if summary_out is not None:
-            summary_out.write(json.dumps(outcome.summary(), indent=2) + "\n")
+        outcome, sizes = _plan(inventory, topics, root, current, drain, exclude, options)
+        text = _write_files(outcome, named)
         batches = None
         if dir_out is not None:
-            from placement.plan.batches import render_files, split
-            from placement.plan.checker import PlanCheckError, check_batches
+            from placement.plan.batches import render_files, split_checked
 
-            current_by_key = {a.key: a for a in outcome.rollback}
-            batches = split(
+            batches = split_checked(
                 outcome.plan,
-                current_by_key,
-                state.sizes if state is not None else {},
+                {a.key: a for a in outcome.rollback},
+                sizes,
                 batch_size=batch_size,
                 max_moves_per_broker=max_moves_per_broker,
             )
-            problems = check_batches(
-                outcome.plan,
-                current_by_key,
-                [b.entries for b in batches.batches],
-                batches.leaders,
-                batch_size=batch_size,
-                max_moves_per_broker=max_moves_per_broker,
-            )
-            if problems:
-                raise PlanCheckError(problems)
             dir_out.files(render_files(batches, rate))
         written = outputs.commit()
     if text is not None and out is None and out_dir is None:
@@ -306,6 +267,78 @@ def assign(
         from .plan import show_summary
 
         show_summary(summary(batches, rate), out_dir, stderr=True)
+
+
+def _batch_flags(
+    out_dir: Path | None,
+    batch_size: int | None,
+    max_moves_per_broker: int | None,
+    throttle: str | None,
+) -> int | None:
+    """The batching options go together; the throttle in bytes/s, if given."""
+    from placement.errors import UsageError
+
+    batching = batch_size is not None or max_moves_per_broker is not None
+    if batching != (out_dir is not None):
+        raise UsageError(
+            "--out-dir and --batch-size/--max-moves-per-broker go together",
+            "e.g. --out-dir drain-plan --max-moves-per-broker 5 --throttle 50MB",
+        )
+    if throttle is not None and out_dir is None:
+        raise UsageError("--throttle sets the ETA of batches: use it with --out-dir")
+    return parse_rate(throttle) if throttle is not None else None
+
+
+def _plan(
+    inventory: Path,
+    topics: Path,
+    root: Path | None,
+    current: Path | None,
+    drain: str | None,
+    exclude: str | None,
+    options: Any,
+) -> tuple[Any, dict[tuple[str, int], int]]:
+    """Read the inputs and plan: the outcome, and the partition sizes the batches use."""
+    from placement.io.current import read_current
+    from placement.io.inventory import load_inventory
+    from placement.plan.assign import assign as run_assign
+    from placement.plan.topics import read_topics
+    from placement.rules.base import CheckContext
+
+    loaded = load_inventory(inventory)
+    specs = read_topics(topics, CheckContext(loaded.inventory), refs_root=root)
+    state = read_current(current) if current is not None else None
+    outcome = run_assign(
+        loaded,
+        specs,
+        state,
+        drain=_ids(drain, "--drain"),
+        exclude=_ids(exclude, "--exclude"),
+        options=options,
+    )
+    return outcome, (state.sizes if state is not None else {})
+
+
+def _write_files(outcome: Any, named: dict[str, Any]) -> str | None:
+    """Each named output holds this run's result, or no file at all (never an older
+    plan). Returns the plan's text (None: nothing to do)."""
+    from placement.io.reassignment import render_election, render_reassignment
+
+    text = render_reassignment(outcome.plan) if outcome.plan else None
+    contents = {
+        "--out": text,
+        # the partitions the plan changes that exist already
+        "--rollback": render_reassignment(outcome.rollback) if outcome.rollback else None,
+        "--election": render_election(outcome.election) if outcome.election else None,
+        "--summary": json.dumps(outcome.summary(), indent=2) + "\n",
+    }
+    for flag, output in named.items():
+        body = contents[flag]
+        if body is not None:
+            output.write(body)
+        else:
+            output.nothing()
+    return text
 
 
 def summarize(outcome: Any) -> None:

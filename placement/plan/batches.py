@@ -215,6 +215,34 @@ def file_names(count: int) -> list[str]:
     return [f"plan-{n:0{width}d}.json" for n in range(1, count + 1)]
 
 
+def split_checked(
+    plan: Sequence[PartitionAssignment],
+    current: Mapping[Key, PartitionAssignment],
+    sizes: Mapping[Key, int],
+    *,
+    batch_size: int | None = None,
+    max_moves_per_broker: int | None = None,
+) -> BatchPlan:
+    """`split`, then the independent checker over the batches (a failure is a bug, exit
+    101: nothing is written)."""
+    from placement.plan.checker import PlanCheckError, check_batches
+
+    batches = split(
+        plan, current, sizes, batch_size=batch_size, max_moves_per_broker=max_moves_per_broker
+    )
+    problems = check_batches(
+        plan,
+        current,
+        [b.entries for b in batches.batches],
+        batches.leaders,
+        batch_size=batch_size,
+        max_moves_per_broker=max_moves_per_broker,
+    )
+    if problems:
+        raise PlanCheckError(problems)
+    return batches
+
+
 def summary(plan: BatchPlan, throttle: int | None) -> dict[str, Any]:
     """The ``summary.json`` document: per batch and in total, in the order to apply."""
     names = file_names(len(plan.batches))
