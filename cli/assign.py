@@ -344,11 +344,37 @@ def _write_files(outcome: Any, named: dict[str, Any]) -> str | None:
 def summarize(outcome: Any) -> None:
     """The summary on stderr: what changes, how close to the bound, balance before/after."""
     from rich.console import Console
-    from rich.table import Table
-
-    from .render import cell  # topic and rack names: escaped, no markup
 
     console = Console(stderr=True, highlight=False, soft_wrap=True)
+    _notes(console, outcome)
+    gap = outcome.replicas_added - outcome.lower_bound
+    pct = f": +{gap / outcome.lower_bound:.2%}" if gap and outcome.lower_bound else ""
+    moved = outcome.bytes_to_move
+    console.print(
+        f"partitions changed: {len(outcome.plan)}\n"
+        f"replicas added: {outcome.replicas_added}, removed: {outcome.replicas_removed}, "
+        f"bytes to move: {'unknown (no partition sizes)' if moved is None else f'{moved:,}'}\n"
+        f"lower bound on added replicas: {outcome.lower_bound} (plan is {gap} above it{pct})"
+    )
+    if outcome.bytes_bound is not None:
+        console.print(
+            f"bytes over the cap that had to leave their broker: >= {outcome.bytes_bound:,}"
+        )
+    console.print(_balance_table(outcome))
+    _goal_lines(console, outcome)
+    console.print(f"engine: {outcome.engine}; {outcome.seconds:.2f} s")
+    if not outcome.plan:
+        console.print("nothing to do: every partition already meets its policy")
+    if "rebalance" not in outcome.engine and any(
+        b.after[1] - b.after[0] > 1 for b in outcome.balance
+    ):
+        console.print("hint: some racks are uneven; --rebalance evens them with the fewest moves")
+
+
+def _notes(console: Any, outcome: Any) -> None:
+    """Topics left alone or missing, brokers the inventory does not place."""
+    from .render import cell  # topic names: escaped, no markup
+
     for topic in outcome.unmanaged_topics:
         console.print(
             cell(
@@ -369,19 +395,14 @@ def summarize(outcome: Any) -> None:
                 f"warning: broker(s) {', '.join(map(str, ids))} hold replicas of the current "
                 f"assignment but {what} are moved off them"
             )
-    gap = outcome.replicas_added - outcome.lower_bound
-    pct = f": +{gap / outcome.lower_bound:.2%}" if gap and outcome.lower_bound else ""
-    moved = outcome.bytes_to_move
-    console.print(
-        f"partitions changed: {len(outcome.plan)}\n"
-        f"replicas added: {outcome.replicas_added}, removed: {outcome.replicas_removed}, "
-        f"bytes to move: {'unknown (no partition sizes)' if moved is None else f'{moved:,}'}\n"
-        f"lower bound on added replicas: {outcome.lower_bound} (plan is {gap} above it{pct})"
-    )
-    if outcome.bytes_bound is not None:
-        console.print(
-            f"bytes over the cap that had to leave their broker: >= {outcome.bytes_bound:,}"
-        )
+
+
+def _balance_table(outcome: Any) -> Any:
+    """Replicas and preferred leaders per broker of each rack, before and after."""
+    from rich.table import Table
+
+    from .render import cell  # rack names: escaped, no markup
+
     table = Table(box=None, pad_edge=False, show_edge=False)
     for col in ("rack", "replicas/broker before", "after", "leaders/broker before", "after"):
         table.add_column(col)
@@ -395,7 +416,13 @@ def summarize(outcome: Any) -> None:
             f"{lead.before[0]}..{lead.before[1]}" if lead else "-",
             f"{lead.after[0]}..{lead.after[1]}" if lead else "-",
         )
-    console.print(table)
+    return table
+
+
+def _goal_lines(console: Any, outcome: Any) -> None:
+    """Every goal before -> after with its bound; leadership changes; CP-SAT's racks."""
+    from .render import cell
+
     for g in outcome.goals:
         console.print(
             cell(
@@ -428,10 +455,3 @@ def summarize(outcome: Any) -> None:
                 + ("CP-SAT plan used" if r.used else "fast plan kept")
             )
         )
-    console.print(f"engine: {outcome.engine}; {outcome.seconds:.2f} s")
-    if not outcome.plan:
-        console.print("nothing to do: every partition already meets its policy")
-    if "rebalance" not in outcome.engine and any(
-        b.after[1] - b.after[0] > 1 for b in outcome.balance
-    ):
-        console.print("hint: some racks are uneven; --rebalance evens them with the fewest moves")
