@@ -177,32 +177,97 @@ def _convex_arrays(
     return np.concatenate(idx), np.concatenate(cap), np.concatenate(cost)
 
 
+@dataclass(frozen=True)
+class _Weights:
+    """The cost of each goal's unit, ordered so that no goal pays for a lower one."""
+
+    topic: int
+    rack: int
+    sticky: int
+    move: int
+    fill: int
+
+    @classmethod
+    def of(cls, t_cap: int, l_cap: int) -> _Weights:
+        rack = 2 * t_cap + 2  # one replica of rack imbalance outweighs any topic change
+        sticky = t_cap + 1  # between the two: keep a leader unless the rack needs it moved
+        move = 2 * rack * (l_cap + 2) + 2 * sticky  # any balance gain one replica brings
+        return cls(1, rack, sticky, move, 4 * move)  # fill: a floor is met even by moves
+
+
+def _item_arcs(flow: RackFlow, bpos: Mapping[int, int]) -> tuple[np.ndarray, ...]:
+    """(item, broker position, kind) per arc; kind 0 a move, 1 held, 2 held and sticky."""
+    items = flow.items
+    held_src = [i for i, it in enumerate(items) for _ in it.held]
+    held_bro = [bpos[b] for it in items for b in it.held]
+    held_kind = [2 if b == it.sticky else 1 for it in items for b in it.held]
+    move_src, move_bro = _candidates(flow, bpos)
+    src = np.concatenate([np.array(held_src, dtype=np.int64), move_src])
+    bro = np.concatenate([np.array(held_bro, dtype=np.int64), move_bro])
+    kind = np.concatenate(
+        [np.array(held_kind, dtype=np.int64), np.zeros(move_src.size, dtype=np.int64)]
+    )
+    return src, bro, kind
+
+
+def _topic_levels(
+    flow: RackFlow, topics: list[str], tb_topic: np.ndarray, tb_base: np.ndarray, tb_deg: np.ndarray
+) -> np.ndarray:
+    """Per (topic, broker) pair: the water level of its topic over the rack."""
+    tpos = {t: i for i, t in enumerate(topics)}
+    placed = np.zeros(len(topics), dtype=np.int64)
+    for it in flow.items:
+        placed[tpos[it.topic]] += it.need
+    level = np.zeros(tb_topic.size, dtype=np.int64)
+    order = np.argsort(tb_topic, kind="stable")
+    bounds = np.searchsorted(tb_topic[order], np.arange(len(topics) + 1))
+    for t in range(len(topics)):
+        js = order[bounds[t] : bounds[t + 1]]
+        level[js] = _water_level_np(tb_base[js], tb_deg[js], int(placed[t]))
+    return level
+
+
+def _sink_arcs(
+    flow: RackFlow,
+    brokers: list[int],
+    b_base: np.ndarray,
+    b_deg: np.ndarray,
+    w: _Weights,
+) -> list[tuple[int, int, int]]:
+    """(broker position, capacity, unit cost) of the arcs from each broker to the sink."""
+    out: list[tuple[int, int, int]] = []
+    target = flow.targets
+    b_level = _water_level_np(b_base, b_deg, sum(it.need for it in flow.items))
+    for i, b in enumerate(brokers):
+        base, deg = int(b_base[i]), int(b_deg[i])
+        if deg == 0:
+            continue
+        if target is None or b not in flow.receivers:
+            out.extend((i, c, cost) for c, cost in _convex(base, deg, b_level, w.rack))
+            continue
+        below = min(deg, max(0, target.floor - base))
+        if below:
+            out.append((i, below, -w.fill))
+        top = min(deg, max(below, target.ceiling - base))
+        out.extend((i, 1, w.rack * (base + u)) for u in range(below + 1, top + 1))
+        if deg > top:  # above the ceiling only when nothing else is possible
+            out.append((i, deg - top, w.fill))
+    return out
+
+
 def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
     items = flow.items
     brokers = sorted(flow.base)
     bpos = {b: i for i, b in enumerate(brokers)}
     n_b = len(brokers)
-    n_items = len(items)
-    supply = sum(it.need for it in items)
     topics = sorted({it.topic for it in items})
     tpos = {t: i for i, t in enumerate(topics)}
-
-    # item arcs: (item, broker position, kind) with kind 0 a move, 1 held, 2 held and sticky
-    held_src = [i for i, it in enumerate(items) for _ in it.held]
-    held_bro = [bpos[b] for it in items for b in it.held]
-    held_kind = [2 if b == it.sticky else 1 for it in items for b in it.held]
-    move_src, move_bro = _candidates(flow, bpos)
-    src_a = np.concatenate([np.array(held_src, dtype=np.int64), move_src])
-    bro_a = np.concatenate([np.array(held_bro, dtype=np.int64), move_bro])
-    kind_a = np.concatenate(
-        [np.array(held_kind, dtype=np.int64), np.zeros(move_src.size, dtype=np.int64)]
-    )
+    src_a, bro_a, kind_a = _item_arcs(flow, bpos)
     item_topic = np.array([tpos[it.topic] for it in items], dtype=np.int64)
-    pair = item_topic[src_a] * n_b + bro_a
-    tb_pairs, tb_a, tb_deg = np.unique(pair, return_inverse=True, return_counts=True)
-    n_tb = tb_pairs.size
-    tb_topic = tb_pairs // n_b
-    tb_bro = tb_pairs % n_b
+    tb_pairs, tb_a, tb_deg = np.unique(
+        item_topic[src_a] * n_b + bro_a, return_inverse=True, return_counts=True
+    )
+    tb_topic, tb_bro = tb_pairs // n_b, tb_pairs % n_b
     tb_base = np.array(
         [
             flow.topic_base.get((topics[t], brokers[b]), 0)
@@ -212,96 +277,35 @@ def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
     )
     b_base = np.array([flow.base[b] for b in brokers], dtype=np.int64)
     b_deg = np.bincount(tb_bro, weights=tb_deg, minlength=n_b).astype(np.int64)
-    t_cap = int((tb_base + tb_deg).max()) + 1 if n_tb else 1
-    l_cap = int((b_base + b_deg).max()) + 1
+    t_cap = int((tb_base + tb_deg).max()) + 1 if tb_pairs.size else 1
+    w = _Weights.of(t_cap, int((b_base + b_deg).max()) + 1)
 
-    w_topic = 1
-    w_rack = 2 * t_cap + 2  # one replica of rack imbalance outweighs any topic change
-    sticky = t_cap + 1  # between the two: keep a leader unless the rack needs it moved
-    move = 2 * w_rack * (l_cap + 2) + 2 * sticky  # any balance gain one replica brings
-    fill = 4 * move  # --rebalance: a floor is met even at the price of moves
-
-    node_tb = n_items
-    node_b = node_tb + n_tb
+    node_tb = len(items)
+    node_b = node_tb + tb_pairs.size
     sink = node_b + n_b
-    tails: list[np.ndarray] = []
-    heads: list[np.ndarray] = []
-    caps: list[np.ndarray] = []
-    costs: list[np.ndarray] = []
-
-    def arcs(t: np.ndarray, h: np.ndarray, c: np.ndarray, w: np.ndarray) -> None:
-        tails.append(np.asarray(t, dtype=np.int64))
-        heads.append(np.asarray(h, dtype=np.int64))
-        caps.append(np.asarray(c, dtype=np.int64))
-        costs.append(np.asarray(w, dtype=np.int64))
-
-    item_cost = np.where(kind_a == 0, move, np.where(kind_a == 2, -sticky, 0))
-    n_item_arcs = src_a.size
-    arcs(src_a, node_tb + tb_a, np.ones(n_item_arcs), item_cost)
-
-    # (topic, broker) -> broker: rising unit costs around each topic's water level
-    placed = np.zeros(len(topics), dtype=np.int64)
-    for it in items:
-        placed[tpos[it.topic]] += it.need
-    level = np.zeros(n_tb, dtype=np.int64)
-    order = np.argsort(tb_topic, kind="stable")
-    bounds = np.searchsorted(tb_topic[order], np.arange(len(topics) + 1))
-    for t in range(len(topics)):
-        js = order[bounds[t] : bounds[t + 1]]
-        level[js] = _water_level_np(tb_base[js], tb_deg[js], int(placed[t]))
-    own, cap, cost = _convex_arrays(tb_base, tb_deg, level, w_topic)
-    arcs(node_tb + own, node_b + tb_bro[own], cap, cost)
-
-    # broker -> sink
-    s_tail: list[int] = []
-    s_cap: list[int] = []
-    s_cost: list[int] = []
-    target = flow.targets
-    b_level = _water_level_np(b_base, b_deg, supply)
-    for i, b in enumerate(brokers):
-        base, deg = int(b_base[i]), int(b_deg[i])
-        if deg == 0:
-            continue
-        node = node_b + i
-        if target is not None and b in flow.receivers:
-            below = min(deg, max(0, target.floor - base))
-            if below:
-                s_tail.append(node)
-                s_cap.append(below)
-                s_cost.append(-fill)
-            top = min(deg, max(below, target.ceiling - base))
-            for u in range(below + 1, top + 1):
-                s_tail.append(node)
-                s_cap.append(1)
-                s_cost.append(w_rack * (base + u))
-            if deg > top:  # above the ceiling only when nothing else is possible
-                s_tail.append(node)
-                s_cap.append(deg - top)
-                s_cost.append(fill)
-            continue
-        for c_, w_ in _convex(base, deg, b_level, w_rack):
-            s_tail.append(node)
-            s_cap.append(c_)
-            s_cost.append(w_)
-    arcs(np.array(s_tail), np.full(len(s_tail), sink), np.array(s_cap), np.array(s_cost))
-
+    item_cost = np.where(kind_a == 0, w.move, np.where(kind_a == 2, -w.sticky, 0))
+    level = _topic_levels(flow, topics, tb_topic, tb_base, tb_deg)
+    own, t_caps, t_costs = _convex_arrays(tb_base, tb_deg, level, w.topic)
+    sinks = np.array(_sink_arcs(flow, brokers, b_base, b_deg, w), dtype=np.int64).reshape(-1, 3)
     solver = min_cost_flow.SimpleMinCostFlow()
     solver.add_arcs_with_capacity_and_unit_cost(
-        np.concatenate(tails), np.concatenate(heads), np.concatenate(caps), np.concatenate(costs)
+        np.concatenate([src_a, node_tb + own, node_b + sinks[:, 0]]),
+        np.concatenate([node_tb + tb_a, node_b + tb_bro[own], np.full(len(sinks), sink)]),
+        np.concatenate([np.ones(src_a.size, dtype=np.int64), t_caps, sinks[:, 1]]),
+        np.concatenate([item_cost, t_costs, sinks[:, 2]]),
     )
     supplies = np.zeros(sink + 1, dtype=np.int64)
-    supplies[:n_items] = [it.need for it in items]
-    supplies[sink] = -supply
+    supplies[: len(items)] = [it.need for it in items]
+    supplies[sink] = -int(supplies[: len(items)].sum())
     solver.set_nodes_supplies(np.arange(sink + 1, dtype=np.int64), supplies)
     status = solver.solve()
     if status != solver.OPTIMAL:
         raise NoSolutionError(
             f"the placement network of a rack has no solution ({status.name}): "
-            f"{n_items} partitions, {len(flow.receivers)} brokers that may receive",
+            f"{len(items)} partitions, {len(flow.receivers)} brokers that may receive",
             "run without --rebalance, or report it with the inputs",
         )
-    used = solver.flows(np.arange(n_item_arcs, dtype=np.int64))
-    sel = np.nonzero(used)[0]
+    sel = np.nonzero(solver.flows(np.arange(src_a.size, dtype=np.int64)))[0]
     chosen: list[list[int]] = [[] for _ in items]
     for i, j in zip(src_a[sel].tolist(), bro_a[sel].tolist(), strict=True):
         chosen[i].append(brokers[j])
