@@ -166,104 +166,123 @@ def _even_new_leaders(
 ) -> None:
     """Preferred leaders, without touching what the flow evened: a partition whose old
     leader is gone and that has one replica in its lead rack is led by the broker the flow
-    gave it. Two replicas of the same topic added in the rack trade brokers (the new leader
-    goes to a broker that leads less, a new follower takes its place) while a trade
-    narrows the rack's leader spread: replicas per broker and per topic stay as they were,
+    gave it. Such a new leader and a new follower of the rack trade brokers (the leader
+    goes to a broker that leads less) while a trade narrows the rack's leader spread:
+    replicas per broker stay as they were, no topic's range per broker widens past one,
     and no trade costs a move."""
-    weight = {b: st.leaders[b] for b in receivers}
-    if len(weight) < 2:
-        return
-    lead_on: dict[int, list[Key]] = {b: [] for b in receivers}
-    other_on: dict[int, list[Key]] = {b: [] for b in receivers}
-    holders: dict[Key, set[int]] = {}
-    count = Counter(st.topic_base)  # (topic, broker) -> replicas there after the flow
-    for key, it, brokers in zip(st.keys, st.items, placed, strict=True):
-        holders[key] = set(brokers)
-        old = set(before[key].replicas)
-        if it.sticky is not None and it.sticky in holders[key] and it.sticky in weight:
-            weight[it.sticky] += 1  # a changing partition that keeps its leader
-        for b in brokers:
-            count[(key[0], b)] += 1
-            if b not in weight or b in old:
-                continue
-            if it.leads:
-                weight[b] += 1
-                lead_on[b].append(key)
-            else:
-                other_on[b].append(key)
+    if len(receivers) >= 2:
+        _LeaderTrades(rack, receivers, st, placed, before, chosen).run()
 
-    # per topic: how many receiving brokers hold each count, to know its range per broker
-    hists: dict[str, Counter[int]] = {}
 
-    def hist(topic: str) -> Counter[int]:
-        h = hists.get(topic)
+class _LeaderTrades:
+    """The state of `_even_new_leaders`: leaders per broker, who may trade, topic counts."""
+
+    def __init__(
+        self,
+        rack: str,
+        receivers: tuple[int, ...],
+        st: _RackState,
+        placed: list[tuple[int, ...]],
+        before: Mapping[Key, PartitionAssignment],
+        chosen: dict[Key, dict[str, tuple[int, ...]]],
+    ) -> None:
+        self.rack, self.chosen = rack, chosen
+        self.weight = {b: st.leaders[b] for b in receivers}
+        self.lead_on: dict[int, list[Key]] = {b: [] for b in receivers}
+        self.other_on: dict[int, list[Key]] = {b: [] for b in receivers}
+        self.holders: dict[Key, set[int]] = {}
+        self.count = Counter(st.topic_base)  # (topic, broker) -> replicas after the flow
+        # per topic: how many receiving brokers hold each count (its range per broker)
+        self.hists: dict[str, Counter[int]] = {}
+        for key, it, brokers in zip(st.keys, st.items, placed, strict=True):
+            self.holders[key] = set(brokers)
+            old = set(before[key].replicas)
+            if it.sticky is not None and it.sticky in brokers and it.sticky in self.weight:
+                self.weight[it.sticky] += 1  # a changing partition that keeps its leader
+            for b in brokers:
+                self.count[(key[0], b)] += 1
+                if b in self.weight and b not in old:
+                    if it.leads:
+                        self.weight[b] += 1
+                        self.lead_on[b].append(key)
+                    else:
+                        self.other_on[b].append(key)
+
+    def hist(self, topic: str) -> Counter[int]:
+        h = self.hists.get(topic)
         if h is None:
-            h = hists[topic] = Counter(count[(topic, b)] for b in weight)
+            h = self.hists[topic] = Counter(self.count[(topic, b)] for b in self.weight)
         return h
 
-    def span(h: Mapping[int, int]) -> int:
-        values = [v for v, n in h.items() if n > 0]
-        return max(values) - min(values)
-
-    def moved(topic: str, src: int, dst: int) -> Counter[int]:
-        h = Counter(hist(topic))
-        cs, cd = count[(topic, src)], count[(topic, dst)]
+    def moved(self, topic: str, src: int, dst: int) -> Counter[int]:
+        h = Counter(self.hist(topic))
+        cs, cd = self.count[(topic, src)], self.count[(topic, dst)]
         h[cs] -= 1
         h[cd] -= 1
         h[cs - 1] += 1
         h[cd + 1] += 1
         return h
 
-    def room(topic: str, src: int, dst: int) -> bool:
-        # leaders come after topics in the goal order: a topic's range per broker may
-        # not widen, except from 0 to 1 (which leaves no pair of brokers uneven)
-        before_span = span(hist(topic))
-        return span(moved(topic, src, dst)) <= max(before_span, 1)
+    def room(self, topic: str, src: int, dst: int) -> bool:
+        """Leaders come after topics in the goal order: a topic's range per broker may not
+        widen, except from 0 to 1 (which leaves no pair of brokers uneven)."""
+        return _span(self.moved(topic, src, dst)) <= max(_span(self.hist(topic)), 1)
 
-    def fits(x: Key, y: Key, heavy: int, light: int) -> bool:
-        """x (leading, on heavy) and y (following, on light) may trade brokers: neither
-        partition holds the other broker, and no topic's spread grows past the limit."""
-        if light in holders[x] or heavy in holders[y]:
+    def fits(self, x: Key, y: Key, heavy: int, light: int) -> bool:
+        """x (leading, on heavy) and y (following, on light) may trade brokers."""
+        if light in self.holders[x] or heavy in self.holders[y]:
             return False
-        return x[0] == y[0] or (room(x[0], heavy, light) and room(y[0], light, heavy))
+        return x[0] == y[0] or (self.room(x[0], heavy, light) and self.room(y[0], light, heavy))
 
-    stuck: set[tuple[int, int]] = set()
-    for _ in range(sum(len(v) for v in lead_on.values())):
-        order = sorted(weight, key=lambda b: (weight[b], b))
-        pair = next(
-            (
-                (h, lt)
-                for h in reversed(order)
-                for lt in order
-                if weight[h] - weight[lt] >= 2 and (h, lt) not in stuck
-            ),
-            None,
-        )
-        if pair is None:
-            return
-        heavy, light = pair
-        trade = next(
-            ((x, y) for x in lead_on[heavy] for y in other_on[light] if fits(x, y, heavy, light)),
-            None,
-        )
-        if trade is None:
-            stuck.add(pair)
-            continue
-        x, y = trade
-        _swap(chosen, rack, x, heavy, light)
-        _swap(chosen, rack, y, light, heavy)
-        holders[x] = (holders[x] - {heavy}) | {light}
-        holders[y] = (holders[y] - {light}) | {heavy}
+    def run(self) -> None:
+        weight = self.weight
+        stuck: set[tuple[int, int]] = set()
+        for _ in range(sum(len(v) for v in self.lead_on.values())):
+            order = sorted(weight, key=lambda b: (weight[b], b))
+            pair = next(
+                (
+                    (h, lt)
+                    for h in reversed(order)
+                    for lt in order
+                    if weight[h] - weight[lt] >= 2 and (h, lt) not in stuck
+                ),
+                None,
+            )
+            if pair is None:
+                return
+            heavy, light = pair
+            trade = next(
+                (
+                    (x, y)
+                    for x in self.lead_on[heavy]
+                    for y in self.other_on[light]
+                    if self.fits(x, y, heavy, light)
+                ),
+                None,
+            )
+            if trade is None:
+                stuck.add(pair)
+            else:
+                self.trade(*trade, heavy, light)
+
+    def trade(self, x: Key, y: Key, heavy: int, light: int) -> None:
         for key, src, dst in ((x, heavy, light), (y, light, heavy)):
-            hists[key[0]] = moved(key[0], src, dst)
-            count[(key[0], src)] -= 1
-            count[(key[0], dst)] += 1
-        lead_on[heavy].remove(x)
-        lead_on[light].append(x)
-        other_on[light].remove(y)
-        other_on[heavy].append(y)
-        weight[heavy] -= 1
-        weight[light] += 1
+            _swap(self.chosen, self.rack, key, src, dst)
+            self.holders[key] = (self.holders[key] - {src}) | {dst}
+            self.hists[key[0]] = self.moved(key[0], src, dst)
+            self.count[(key[0], src)] -= 1
+            self.count[(key[0], dst)] += 1
+        self.lead_on[heavy].remove(x)
+        self.lead_on[light].append(x)
+        self.other_on[light].remove(y)
+        self.other_on[heavy].append(y)
+        self.weight[heavy] -= 1
+        self.weight[light] += 1
+
+
+def _span(h: Mapping[int, int]) -> int:
+    values = [v for v, n in h.items() if n > 0]
+    return max(values) - min(values)
 
 
 def _even_bytes(
