@@ -1,4 +1,4 @@
-"""The one place where failures become exit codes (SPEC §9)."""
+"""The one place where failures become exit codes (docs/exit-codes.md)."""
 
 from __future__ import annotations
 

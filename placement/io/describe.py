@@ -1,4 +1,5 @@
-"""`kafka-topics --describe` output, Confluent's variant (SPEC §4).
+"""`kafka-topics --describe` output, Confluent's variant
+(docs/formats.md, kafka-topics --describe output).
 
 Topic lines carry PartitionCount, ReplicationFactor and Configs (where
 `confluent.placement.constraints={...}` holds JSON with commas of its own);

@@ -1,4 +1,5 @@
-"""Read a broker inventory from JSON, CSV or a directory of server.properties (SPEC §3)."""
+"""Read a broker inventory from JSON, CSV or a directory of server.properties
+(docs/formats.md, inventory)."""
 
 from __future__ import annotations
 

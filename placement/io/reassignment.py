@@ -1,4 +1,5 @@
-"""Kafka reassignment JSON (SPEC §5): read with Kafka's rules, write deterministic bytes.
+"""Kafka reassignment JSON (docs/formats.md, reassignment JSON): read with Kafka's rules,
+write deterministic bytes.
 
 Reading uses the standard library parser first (plans can hold a million partitions)
 and falls back to the position-tracking parser only to say where a problem is (it is

@@ -1,4 +1,5 @@
-"""Cluster snapshots (SPEC §6): brokers, topics and partitions as Parquet or JSON Lines.
+"""Cluster snapshots (docs/formats.md, snapshots): brokers, topics and partitions as
+Parquet or JSON Lines.
 
 Each table may be a file (`brokers.parquet`, `brokers.jsonl`) or a directory of part
 files (`partitions/part-00000.parquet`, as Spark writes them). Columns are checked up

@@ -1,4 +1,5 @@
-"""Partition assignments: which brokers hold each partition, sync replicas first (SPEC §4-§5)."""
+"""Partition assignments: which brokers hold each partition, sync replicas first
+(docs/formats.md, reassignment JSON)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The broker inventory (SPEC §3): which broker sits in which rack."""
+"""The broker inventory (docs/formats.md, inventory): which broker sits in which rack."""
 
 from __future__ import annotations
 

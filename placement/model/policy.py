@@ -1,4 +1,5 @@
-"""The replica placement policy (`confluent.placement.constraints`), SPEC §2."""
+"""The replica placement policy, `confluent.placement.constraints`
+(docs/formats.md, placement policy)."""
 
 from __future__ import annotations
 

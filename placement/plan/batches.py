@@ -1,4 +1,5 @@
-"""Split a plan into ordered batches an operator can run one at a time (SPEC §5).
+"""Split a plan into ordered batches an operator can run one at a time
+(docs/formats.md, batch directory).
 
 Each batch is a valid reassignment file of its own. Its rollback file is the current
 assignment of exactly its partitions. Its summary gives the partitions, replicas added,

@@ -98,7 +98,8 @@ def _check_one(
 
 
 def check_plan(plan: Iterable[PartitionAssignment], ctx: PlanContext) -> list[PlanProblem]:
-    """Every hard constraint of SPEC §8, for every planned partition and the cluster after it."""
+    """Every hard constraint (the README's goal order, goal 1; docs/definitions.md, policy
+    violations), for every planned partition and the cluster after it."""
     rack_of: dict[int, str | None] = {b.id: b.rack for b in ctx.inventory.brokers}
     problems: list[PlanProblem] = []
     seen: set[Key] = set()

@@ -7,8 +7,9 @@ import re
 from placement.model.diagnostic import Severity
 from placement.rules.base import Rule
 
-# Broker-level defaults (SPEC §2). `confluent.placement.constraints` is the topic-level
-# config and has no effect in server.properties.
+# Broker-level defaults (docs/formats.md, server.properties).
+# `confluent.placement.constraints` is the topic-level config and has no effect in
+# server.properties.
 BROKER_PLACEMENT_KEYS = (
     "confluent.log.placement.constraints",
     "confluent.offsets.topic.placement.constraints",

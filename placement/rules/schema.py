@@ -1,4 +1,4 @@
-"""MRC2xx: the JSON is not shaped like a placement policy (SPEC §2).
+"""MRC2xx: the JSON is not shaped like a placement policy (docs/formats.md, placement policy).
 
 The shape is defined once, by the pydantic model; this module turns its errors into
 findings with a rule code, a pointer and a useful hint.

@@ -1,5 +1,5 @@
-"""Scoring transforms (SPEC §7): pure ``DataFrame -> DataFrame`` functions and column
-expressions; no action, no I/O (those are in `run.py`).
+"""Scoring transforms (docs/definitions.md): pure ``DataFrame -> DataFrame`` functions and
+column expressions; no action, no I/O (those are in `run.py`).
 
 Racks are small integers (`RackCodes`). Per partition everything is computed with
 higher-order array functions over a literal broker -> rack-code array shipped with the
@@ -158,10 +158,11 @@ def _flag(cond: Column) -> Column:
 
 
 def failure_flags(s: Column, o: Column) -> dict[str, Column]:
-    """SPEC §7's outcome of a failure, from ``s`` surviving sync replicas and ``o``
-    surviving observers, with the ``min_isr`` and ``promotes`` columns: a boolean column
-    each for ``offline``, ``under_min_isr`` and ``promoted`` (available: none of them).
-    The same rules as `placement.simulate.failure.classify`; a test holds the two together. Every
+    """The outcome of a failure (docs/definitions.md, rack-failure outcomes), from ``s``
+    surviving sync replicas and ``o`` surviving observers, with the ``min_isr`` and
+    ``promotes`` columns: a boolean column each for ``offline``, ``under_min_isr`` and
+    ``promoted`` (available: none of them). The same rules as
+    `placement.simulate.failure.classify`; a test holds the two together. Every
     partition counts, with a policy or not (`with_policy` gives one without a policy the
     default min ISR and no promotion): `score` and `simulate` share this definition."""
     from pyspark.sql import functions as F  # noqa: N812
@@ -268,13 +269,14 @@ MOVEMENT = (
 
 def plan_rows(plan: DataFrame, racks: RackCodes) -> Any:
     """Partitions -> the difference a plan makes: each partition the plan lists, twice: as
-    it is (``w = -1``) and as the plan leaves it (``w = 1``, carrying SPEC §7's movement:
-    ``partitions_changed`` 0/1, ``replicas_added``, ``replicas_removed``, ``bytes_to_move``,
-    ``cross_rack_bytes``, the bytes of added replicas whose rack held none of the
-    partition's old replicas, ``bytes_unknown_partitions``: 1 where the partition gains
-    replicas and its size is unknown (the two byte counts leave it out), ``listed_twice``:
-    1 where the plan lists the partition more than once, and ``in_snapshot``: how many of
-    the plan's entries found the partition).
+    it is (``w = -1``) and as the plan leaves it (``w = 1``, carrying the movement
+    figures of docs/definitions.md: ``partitions_changed`` 0/1, ``replicas_added``,
+    ``replicas_removed``, ``bytes_to_move``, ``cross_rack_bytes``, the bytes of added
+    replicas whose rack held none of the partition's old replicas,
+    ``bytes_unknown_partitions``: 1 where the partition gains replicas and its size is
+    unknown (the two byte counts leave it out), ``listed_twice``: 1 where the plan lists
+    the partition more than once, and ``in_snapshot``: how many of the plan's entries
+    found the partition).
     Plan entries for partitions the snapshot lacks join nothing: the caller compares the
     sum of ``in_snapshot`` with the plan's length."""
     from pyspark.sql import functions as F  # noqa: N812

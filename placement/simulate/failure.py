@@ -1,4 +1,5 @@
-"""`simulate`: what a rack or broker failure does to every partition (SPEC §7).
+"""`simulate`: what a rack or broker failure does to every partition
+(docs/definitions.md, rack-failure outcomes).
 
 Per partition, after the plan when there is one, with the failed brokers down and every
 surviving sync replica assumed in the ISR: ``s`` sync replicas and ``o`` observers survive,
@@ -75,7 +76,8 @@ def policy_label(policy: PlacementPolicy | None) -> str:
 
 
 def classify(s: int, o: int, m: int, promoting: bool) -> Outcome:
-    """SPEC §7 for one partition: ``s`` sync replicas and ``o`` observers survive."""
+    """One partition's outcome (docs/definitions.md, rack-failure outcomes): ``s`` sync
+    replicas and ``o`` observers survive, ``m`` is its min ISR."""
     if s == 0:
         return Outcome.OFFLINE
     if s >= m:

@@ -1,4 +1,5 @@
-"""Vectorized facts about a snapshot: load per broker and policy violations (SPEC §7)."""
+"""Vectorized facts about a snapshot: load per broker and policy violations
+(docs/definitions.md, policy violations)."""
 
 from __future__ import annotations
 
