@@ -648,89 +648,114 @@ def _choose_leaders(
     """Goal 3 (leaders per broker) within goal 4 (fewest leadership changes).
 
     A partition whose old leader is no longer a sync replica of its lead rack must change
-    leader: it takes whichever of its sync replicas there evens the rack. The others keep
-    theirs, except under ``--balance-leaders``, where any partition may change leader and
-    the changes beyond the forced ones are the fewest that even the rack (direct moves of
-    `level_units` meet that bound; chains are the rare exception, and reported)."""
+    leader: it takes whichever of its sync replicas there evens the rack (`leader_flow`).
+    The others keep theirs, except under ``--balance-leaders``, where any partition may
+    change leader and the flow makes the fewest changes that even the rack."""
     policies = req.policies
-    may_lead = c.receivers
     forced: set[Key] = set()
     for key in touched:
-        a = after[key]
         old_leader = before[key].replicas[0]
         lead_rack = _lead_rack(policies[key[0]])
-        if old_leader not in a.sync or c.rack_of.get(old_leader) != lead_rack:
+        if old_leader not in after[key].sync or c.rack_of.get(old_leader) != lead_rack:
             forced.add(key)
-    scope = sorted(after) if balance_leaders else sorted(forced)
     by_rack: dict[str, list[Key]] = {}
-    for key in scope:
+    for key in sorted(after) if balance_leaders else sorted(forced):
         by_rack.setdefault(_lead_rack(policies[key[0]]), []).append(key)
     bound = 0
     uneven: list[str] = []
     for rack, keys in sorted(by_rack.items()):
-        weight = dict.fromkeys(may_lead.get(rack, ()), 0)
-        if not weight:
+        if not c.receivers.get(rack):
             continue
-        movable = set(keys)
-        kept = dict(weight)
-        for key, a in after.items():
-            if key in movable or not a.replicas:
-                continue
-            if a.replicas[0] in weight and _lead_rack(policies[key[0]]) == rack:
-                weight[a.replicas[0]] += 1
-                kept[a.replicas[0]] += 1
-        cands: list[list[int]] = []
-        olds: list[int] = []
-        swap: dict[tuple[Key, int], int] = {}  # (partition, observer) -> new sync it trades with
-        for key in keys:
-            a = after[key]
-            old = before[key].replicas[0]
-            cand = [b for b in a.sync if c.rack_of.get(b) == rack and b in weight]
-            if key in forced:
-                # a replica this plan adds to the lead rack as a sync replica may as well be
-                # the observer there, and the observer that stays may lead instead: same
-                # brokers, same counts per rack, no data moved
-                had = set(before[key].replicas)
-                new_sync = [b for b in cand if b not in had]
-                if new_sync:
-                    for o in a.observers:
-                        if c.rack_of.get(o) == rack and o in weight and o in had:
-                            cand.append(o)
-                            swap[(key, o)] = new_sync[-1]
-            cands.append(cand)
-            olds.append(old)
-            if old in cand and key not in forced:
-                kept[old] += 1
-        picks = leader_flow(weight, cands, olds, even=balance_leaders)
-        at = [
-            b if b is not None else after[k].replicas[0] for k, b in zip(keys, picks, strict=True)
-        ]
-        for b in at:
-            if b in weight:
-                weight[b] += 1
-        total = sum(weight.values())
-        for key, leader in zip(keys, at, strict=True):
-            a = after[key]
-            partner = swap.get((key, leader))
-            if partner is not None:  # the observer leads; the new replica observes
-                a = a.with_broker(partner, -1).with_broker(leader, partner).with_broker(-1, leader)
-                sync = [leader, *(b for b in a.sync if b != leader)]
-                a = PartitionAssignment(a.topic, a.partition, (*sync, *a.observers), a.observers)
-            if leader != a.replicas[0]:
-                rest = tuple(b for b in a.replicas if b != leader)
-                a = PartitionAssignment(a.topic, a.partition, (leader, *rest), a.observers)
-            after[key] = a
-        if max(weight.values()) - min(weight.values()) > 1:
+        excess = _rack_leaders(req, c, rack, keys, forced, before, after, balance_leaders)
+        if excess is None:
             uneven.append(rack)
-        elif balance_leaders:
-            q, r = divmod(total, len(weight))
-            order = sorted(kept, key=lambda b: (-kept[b], b))
-            goal = {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
-            bound += sum(max(0, kept[b] - goal[b]) for b in kept)
+        else:
+            bound += excess
     changes = sum(1 for k, a in after.items() if a.replicas[0] != before[k].replicas[0])
-    return LeaderStats(
-        changes,
-        len(forced),
-        bound + len(forced),
-        tuple(uneven),
-    )
+    return LeaderStats(changes, len(forced), bound + len(forced), tuple(uneven))
+
+
+def _rack_leaders(
+    req: Request,
+    c: _Cluster,
+    rack: str,
+    keys: list[Key],
+    forced: set[Key],
+    before: Mapping[Key, PartitionAssignment],
+    after: dict[Key, PartitionAssignment],
+    balance_leaders: bool,
+) -> int | None:
+    """Choose the leaders of ``keys`` (led from ``rack``) in ``after``. Returns the changes
+    beyond the forced ones that no plan avoids when the rack ends even (0 unless
+    ``balance_leaders``), or None when it cannot end even."""
+    weight = dict.fromkeys(c.receivers[rack], 0)
+    movable = set(keys)
+    for key, a in after.items():
+        if key in movable or not a.replicas:
+            continue
+        if a.replicas[0] in weight and _lead_rack(req.policies[key[0]]) == rack:
+            weight[a.replicas[0]] += 1
+    kept = dict(weight)
+    cands: list[list[int]] = []
+    olds: list[int] = []
+    swap: dict[tuple[Key, int], int] = {}  # (partition, observer) -> new sync it trades with
+    for key in keys:
+        cand = _leader_candidates(c, rack, key, key in forced, before, after[key], weight, swap)
+        old = before[key].replicas[0]
+        cands.append(cand)
+        olds.append(old)
+        if old in cand and key not in forced:
+            kept[old] += 1
+    picks = leader_flow(weight, cands, olds, even=balance_leaders)
+    for key, pick in zip(keys, picks, strict=True):
+        leader = pick if pick is not None else after[key].replicas[0]
+        if leader in weight:
+            weight[leader] += 1
+        after[key] = _led_by(after[key], leader, swap.get((key, leader)))
+    if max(weight.values()) - min(weight.values()) > 1:
+        return None
+    if not balance_leaders:
+        return 0
+    q, r = divmod(sum(weight.values()), len(weight))
+    order = sorted(kept, key=lambda b: (-kept[b], b))
+    goal = {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
+    return sum(max(0, kept[b] - goal[b]) for b in kept)
+
+
+def _leader_candidates(
+    c: _Cluster,
+    rack: str,
+    key: Key,
+    is_forced: bool,
+    before: Mapping[Key, PartitionAssignment],
+    a: PartitionAssignment,
+    weight: Mapping[int, int],
+    swap: dict[tuple[Key, int], int],
+) -> list[int]:
+    """The brokers that may lead ``a``: its sync replicas in the lead rack. When the leader
+    must change, a sync replica this plan adds there may as well be the observer, and the
+    observer that stays may lead instead: same brokers, same counts per rack, no data
+    moved (``swap`` records the trade)."""
+    cand = [b for b in a.sync if c.rack_of.get(b) == rack and b in weight]
+    if is_forced:
+        had = set(before[key].replicas)
+        new_sync = [b for b in cand if b not in had]
+        if new_sync:
+            for o in a.observers:
+                if c.rack_of.get(o) == rack and o in weight and o in had:
+                    cand.append(o)
+                    swap[(key, o)] = new_sync[-1]
+    return cand
+
+
+def _led_by(a: PartitionAssignment, leader: int, partner: int | None) -> PartitionAssignment:
+    """``a`` with ``leader`` first; when it was an observer, ``partner`` (a sync replica
+    of the same rack) takes its place among the observers."""
+    if partner is not None:
+        a = a.with_broker(partner, -1).with_broker(leader, partner).with_broker(-1, leader)
+        sync = [leader, *(b for b in a.sync if b != leader)]
+        a = PartitionAssignment(a.topic, a.partition, (*sync, *a.observers), a.observers)
+    if leader != a.replicas[0]:
+        rest = tuple(b for b in a.replicas if b != leader)
+        a = PartitionAssignment(a.topic, a.partition, (leader, *rest), a.observers)
+    return a
