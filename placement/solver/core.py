@@ -577,29 +577,13 @@ def leader_flow(
     if supply == 0:
         return [None] * n
     total = sum(fixed.values()) + supply
-    big = 2 * (supply + 1)
     floor, rem = divmod(total, len(brokers))
-    ceiling = floor + (1 if rem else 0)
-    level = _leader_level(fixed, deg, supply)
+    shape = _LeaderShape(
+        floor, floor + (1 if rem else 0), _leader_level(fixed, deg, supply), 2 * (supply + 1)
+    )
     for b in brokers:
-        if deg[b] == 0:
-            continue
-        node = node_b + pos[b]
-        if even:
-            below = min(deg[b], max(0, floor - fixed[b]))
-            top = min(deg[b], max(below, ceiling - fixed[b]))
-            spans = [(below, -big)] if below else []
-            spans += [(top - below, 0)] if top > below else []
-            spans += [(deg[b] - top, big)] if deg[b] > top else []
-        else:
-            spans = [
-                (1, fixed[b] + u) for u in range(1, min(deg[b], max(1, level - fixed[b] + 4)) + 1)
-            ]
-            rest = deg[b] - len(spans)
-            if rest > 0:
-                spans.append((rest, 4 * (level + deg[b] + 1)))
-        for cap, cost in spans:
-            tails.append(node)
+        for cap, cost in shape.spans(fixed[b], deg[b], even=even):
+            tails.append(node_b + pos[b])
             heads.append(sink)
             caps.append(cap)
             costs.append(cost)
@@ -624,6 +608,32 @@ def leader_flow(
         if f:
             out[tails[arc]] = brokers[heads[arc] - node_b]
     return out
+
+
+@dataclass(frozen=True)
+class _LeaderShape:
+    """The arcs from a broker to the sink of the leader flow."""
+
+    floor: int
+    ceiling: int
+    level: int  # the water level of the forced choices
+    big: int  # above any number of leadership changes
+
+    def spans(self, fixed: int, deg: int, *, even: bool) -> list[tuple[int, int]]:
+        """(capacity, unit cost): even = a reward below the floor, free up to the ceiling,
+        a penalty above; otherwise rising costs per leader around the water level."""
+        if deg == 0:
+            return []
+        if even:
+            below = min(deg, max(0, self.floor - fixed))
+            top = min(deg, max(below, self.ceiling - fixed))
+            spans = [(below, -self.big)] if below else []
+            spans += [(top - below, 0)] if top > below else []
+            return spans + ([(deg - top, self.big)] if deg > top else [])
+        units = min(deg, max(1, self.level - fixed + 4))
+        spans = [(1, fixed + u) for u in range(1, units + 1)]
+        rest = deg - units
+        return spans + ([(rest, 4 * (self.level + deg + 1))] if rest > 0 else [])
 
 
 def _leader_level(fixed: Mapping[int, int], deg: Mapping[int, int], supply: int) -> int:
