@@ -6,16 +6,15 @@ The CLI renders the outcome; nothing here prints or writes.
 from __future__ import annotations
 
 import time
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import chain, repeat
 
 from placement.errors import UsageError
 from placement.io.current import CurrentState
 from placement.io.inventory import LoadedInventory
 from placement.model.assignment import PartitionAssignment
 from placement.model.policy import PlacementPolicy
+from placement.plan.balance import Goal, RackBalance, balance_goals
 from placement.plan.checker import PlanContext, verify_plan
 from placement.plan.topics import TopicSpec
 from placement.solver.capacity import bytes_held, check_capacity, disk_caps
@@ -25,153 +24,6 @@ from placement.solver.feasibility import check_feasible
 from placement.solver.repair import Request
 
 Key = tuple[str, int]
-
-
-@dataclass(frozen=True)
-class RackBalance:
-    rack: str
-    before: tuple[int, int]
-    after: tuple[int, int]
-
-
-@dataclass(frozen=True)
-class Goal:
-    """One goal's figure after the plan, in the goal order (README: "How a plan is chosen")."""
-
-    name: str
-    value: float
-    bound: float | None  # no plan does better (None: no bound is computed)
-    before: float | None = None
-    unit: str = ""
-
-
-def _spread(counts: Mapping[int, int], ids: Sequence[int]) -> int:
-    values = [counts.get(b, 0) for b in ids]
-    return max(values) - min(values) if values else 0
-
-
-def _goals(
-    loaded: LoadedInventory,
-    policies: Mapping[str, PlacementPolicy],
-    before: Mapping[Key, PartitionAssignment],
-    plan: Sequence[PartitionAssignment],
-    drained: frozenset[int],
-    unusable: frozenset[int],
-    caps: Mapping[int, int],
-    sizes: Mapping[Key, int],
-) -> tuple[list[Goal], list[RackBalance], list[RackBalance]]:
-    """Balance goals before and after: the worst rack, the worst (topic, rack), the worst
-    lead rack. A spread's bound is 1 where the replicas do not divide evenly, else 0.
-    Also the per-rack tables: replicas per broker (drained brokers left out) and preferred
-    leaders per broker of each lead rack (drained and excluded left out). One pass over
-    the current state; the state after is counted from the plan's changes."""
-    inv = loaded.inventory
-    rack_of = {b.id: b.rack for b in inv.brokers if b.id not in unusable}
-    ids: dict[str, list[int]] = {}
-    for b, r in rack_of.items():
-        if r is not None:
-            ids.setdefault(r, []).append(b)
-
-    lead_of = {t: p.replicas[0].constraints.rack for t, p in policies.items()}
-
-    def counts(
-        state: Iterable[PartitionAssignment],
-    ) -> tuple[Counter[int], Counter[int], Counter[tuple[str, int]], set[str]]:
-        load: Counter[int] = Counter()
-        leaders: Counter[int] = Counter()
-        per_topic: Counter[tuple[str, int]] = Counter()  # (topic, broker)
-        lead_racks: set[str] = set()
-        parts = [a for a in state if a.replicas]
-        leaders.update(a.replicas[0] for a in parts)
-        load.update(chain.from_iterable(a.replicas for a in parts))
-        per_topic.update(chain.from_iterable(zip(repeat(a.topic), a.replicas) for a in parts))
-        lead_racks.update(lead_of[t] for t in {a.topic for a in parts} if t in lead_of)
-        return load, leaders, per_topic, lead_racks
-
-    def figures(
-        load: Counter[int],
-        leaders: Counter[int],
-        per_topic: Counter[tuple[str, int]],
-        lead_racks: set[str],
-        topics: Iterable[tuple[str, str]],
-    ) -> tuple[int, int, int, int, int]:
-        rack = max((_spread(load, m) for m in ids.values()), default=0)
-        topic = max(
-            (
-                max(per_topic[(t, b)] for b in ids[r]) - min(per_topic[(t, b)] for b in ids[r])
-                for t, r in topics
-            ),
-            default=0,
-        )
-        lead = max((_spread(leaders, ids[r]) for r in lead_racks if r in ids), default=0)
-        rack_lb = max((int(sum(load[b] for b in m) % len(m) != 0) for m in ids.values()), default=0)
-        lead_lb = max(
-            (
-                int(sum(leaders[b] for b in ids[r]) % len(ids[r]) != 0)
-                for r in lead_racks
-                if r in ids
-            ),
-            default=0,
-        )
-        return rack, topic, lead, rack_lb, lead_lb
-
-    c0 = counts(before.values())
-    # the state after: the counts before, less what the plan takes away, plus what it adds
-    load, leaders, per_topic, lead_racks = (
-        Counter(c0[0]),
-        Counter(c0[1]),
-        Counter(c0[2]),
-        set(c0[3]),
-    )
-    touched: set[tuple[str, str]] = set()
-    for a in plan:
-        old = before.get(a.key)
-        for sign, x in ((-1, old), (1, a)):
-            if x is None or not x.replicas:
-                continue
-            leaders[x.replicas[0]] += sign
-            for b in x.replicas:
-                load[b] += sign
-                per_topic[(x.topic, b)] += sign
-                r = rack_of.get(b)
-                if r is not None:
-                    touched.add((x.topic, r))
-        lead = lead_of.get(a.topic)
-        if lead is not None:
-            lead_racks.add(lead)
-    pairs0 = {(t, r) for (t, b) in c0[2] if (r := rack_of.get(b)) is not None}
-    b0 = figures(*c0, pairs0)
-    b1 = figures(load, leaders, per_topic, lead_racks, pairs0 | touched)
-    goals = [
-        Goal("rack spread (replicas per broker, worst rack)", b1[0], b1[3], b0[0]),
-        Goal(
-            "topic spread (replicas of a topic per broker, worst topic and rack)",
-            b1[1],
-            None,
-            b0[1],
-        ),
-        Goal("preferred-leader spread (per broker, worst lead rack)", b1[2], b1[4], b0[2]),
-    ]
-    if caps and sizes:
-        held: Counter[int] = Counter()
-        changed = {a.key: a for a in plan}
-        for key, a in before.items():
-            for b in changed.get(key, a).replicas:
-                held[b] += sizes.get(key, 0)
-        over = sum(1 for b, cap in caps.items() if b in rack_of and held[b] > cap)
-        goals.insert(0, Goal("brokers above --max-disk-usage", over, 0))
-    inv_racks = inv.racks()
-    balance = []
-    for rack in inv_racks:
-        rids = [b.id for b in inv.brokers if b.rack == rack and b.id not in drained]
-        if rids:
-            balance.append(RackBalance(rack, _minmax(c0[0], rids), _minmax(load, rids)))
-    lead_table = []
-    for rack in inv_racks:
-        if rack in lead_racks and rack in ids:
-            lids = ids[rack]
-            lead_table.append(RackBalance(rack, _minmax(c0[1], lids), _minmax(leaders, lids)))
-    return goals, balance, lead_table
 
 
 @dataclass(frozen=True)
@@ -254,10 +106,6 @@ def _ids(inventory_ids: set[int], ids: Sequence[int], flag: str) -> frozenset[in
     return frozenset(ids)
 
 
-def _minmax(counts: Counter[int], ids: list[int]) -> tuple[int, int]:
-    return (min(counts[b] for b in ids), max(counts[b] for b in ids))
-
-
 def assign(
     loaded: LoadedInventory,
     topics: Sequence[TopicSpec],
@@ -308,8 +156,8 @@ def assign(
             sizes=sizes,
         ),
     )
-    goals, balance, lead_table = _goals(
-        loaded, in_use, before, plan, drained, drained | excluded, caps, sizes
+    goals, balance, lead_table = balance_goals(
+        inv, in_use, before, plan, drained, drained | excluded, caps, sizes
     )
     added = removed = 0
     moved: int | None = 0

@@ -1,0 +1,199 @@
+"""Balance before and after a plan: the figures `assign` reports for goal 3, with their
+bounds, and the per-rack tables of its summary. One pass over the current state; the
+state after is counted from the plan's changes only."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain, repeat
+
+from placement.model.assignment import PartitionAssignment
+from placement.model.inventory import Inventory
+from placement.model.policy import PlacementPolicy
+
+Key = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class RackBalance:
+    rack: str
+    before: tuple[int, int]  # (min, max) per broker
+    after: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Goal:
+    """One goal's figure after the plan, in the goal order (README: "How a plan is chosen")."""
+
+    name: str
+    value: float
+    bound: float | None  # no plan does better (None: no bound is computed)
+    before: float | None = None
+    unit: str = ""
+
+
+def spread(counts: Mapping[int, int], ids: Sequence[int]) -> int:
+    """max - min over ``ids`` (0 for none)."""
+    values = [counts.get(b, 0) for b in ids]
+    return max(values) - min(values) if values else 0
+
+
+def _uneven(counts: Mapping[int, int], ids: Sequence[int]) -> int:
+    """1 when the items over ``ids`` cannot be spread evenly (a spread's lower bound)."""
+    return int(sum(counts.get(b, 0) for b in ids) % len(ids) != 0)
+
+
+def _minmax(counts: Mapping[int, int], ids: Sequence[int]) -> tuple[int, int]:
+    return (min(counts.get(b, 0) for b in ids), max(counts.get(b, 0) for b in ids))
+
+
+@dataclass
+class Tally:
+    """Replicas, preferred leaders and replicas of each topic per broker; the lead racks."""
+
+    load: Counter[int]
+    leaders: Counter[int]
+    per_topic: Counter[tuple[str, int]]  # (topic, broker)
+    lead_racks: set[str]
+
+    @classmethod
+    def of(cls, state: Iterable[PartitionAssignment], lead_of: Mapping[str, str]) -> Tally:
+        parts = [a for a in state if a.replicas]
+        return cls(
+            Counter(chain.from_iterable(a.replicas for a in parts)),
+            Counter(a.replicas[0] for a in parts),
+            Counter(chain.from_iterable(zip(repeat(a.topic), a.replicas) for a in parts)),
+            {lead_of[t] for t in {a.topic for a in parts} if t in lead_of},
+        )
+
+    def copy(self) -> Tally:
+        return Tally(
+            Counter(self.load),
+            Counter(self.leaders),
+            Counter(self.per_topic),
+            set(self.lead_racks),
+        )
+
+    def apply(self, a: PartitionAssignment, sign: int) -> None:
+        if not a.replicas:
+            return
+        self.leaders[a.replicas[0]] += sign
+        for b in a.replicas:
+            self.load[b] += sign
+            self.per_topic[(a.topic, b)] += sign
+
+
+class _Racks:
+    """The brokers counted per rack, and the figures of a tally over them."""
+
+    def __init__(self, inventory: Inventory, unusable: frozenset[int]) -> None:
+        self.rack_of = {b.id: b.rack for b in inventory.brokers if b.id not in unusable}
+        self.ids: dict[str, list[int]] = {}
+        for b, r in self.rack_of.items():
+            if r is not None:
+                self.ids.setdefault(r, []).append(b)
+
+    def figures(self, t: Tally, topics: Iterable[tuple[str, str]]) -> tuple[int, ...]:
+        """Worst rack, (topic, rack) and lead-rack spreads, and the bounds of the first
+        and last (1 where the replicas do not divide evenly over the brokers, else 0)."""
+        ids = self.ids
+        lead = [r for r in t.lead_racks if r in ids]
+        return (
+            max((spread(t.load, m) for m in ids.values()), default=0),
+            max(
+                (
+                    max(t.per_topic[(tp, b)] for b in ids[r])
+                    - min(t.per_topic[(tp, b)] for b in ids[r])
+                    for tp, r in topics
+                ),
+                default=0,
+            ),
+            max((spread(t.leaders, ids[r]) for r in lead), default=0),
+            max((int(sum(t.load[b] for b in m) % len(m) != 0) for m in ids.values()), default=0),
+            max(
+                (int(sum(t.leaders[b] for b in ids[r]) % len(ids[r]) != 0) for r in lead), default=0
+            ),
+        )
+
+
+def balance_goals(
+    inventory: Inventory,
+    policies: Mapping[str, PlacementPolicy],
+    before: Mapping[Key, PartitionAssignment],
+    plan: Sequence[PartitionAssignment],
+    drained: frozenset[int],
+    unusable: frozenset[int],
+    caps: Mapping[int, int],
+    sizes: Mapping[Key, int],
+) -> tuple[list[Goal], list[RackBalance], list[RackBalance]]:
+    """The balance goals before and after, and the per-rack tables: replicas per broker
+    (drained brokers left out) and preferred leaders per broker of each lead rack (drained
+    and excluded left out)."""
+    racks = _Racks(inventory, unusable)
+    lead_of = {t: p.replicas[0].constraints.rack for t, p in policies.items()}
+    t0 = Tally.of(before.values(), lead_of)
+    t1 = t0.copy()
+    touched: set[tuple[str, str]] = set()
+    for a in plan:
+        for sign, x in ((-1, before.get(a.key)), (1, a)):
+            if x is not None:
+                t1.apply(x, sign)
+                touched.update(
+                    (x.topic, r) for b in x.replicas if (r := racks.rack_of.get(b)) is not None
+                )
+        if a.topic in lead_of:
+            t1.lead_racks.add(lead_of[a.topic])
+    pairs = {(t, r) for (t, b) in t0.per_topic if (r := racks.rack_of.get(b)) is not None}
+    b0, b1 = racks.figures(t0, pairs), racks.figures(t1, pairs | touched)
+    goals = [
+        Goal("rack spread (replicas per broker, worst rack)", b1[0], b1[3], b0[0]),
+        Goal(
+            "topic spread (replicas of a topic per broker, worst topic and rack)",
+            b1[1],
+            None,
+            b0[1],
+        ),
+        Goal("preferred-leader spread (per broker, worst lead rack)", b1[2], b1[4], b0[2]),
+    ]
+    if caps and sizes:
+        goals.insert(
+            0,
+            Goal(
+                "brokers above --max-disk-usage",
+                _over_cap(before, plan, caps, sizes, racks.rack_of),
+                0,
+            ),
+        )
+    return goals, *_tables(inventory, drained, racks, t0, t1)
+
+
+def _over_cap(
+    before: Mapping[Key, PartitionAssignment],
+    plan: Sequence[PartitionAssignment],
+    caps: Mapping[int, int],
+    sizes: Mapping[Key, int],
+    counted: Mapping[int, str | None],
+) -> int:
+    held: Counter[int] = Counter()
+    changed = {a.key: a for a in plan}
+    for key, a in before.items():
+        for b in changed.get(key, a).replicas:
+            held[b] += sizes.get(key, 0)
+    return sum(1 for b, cap in caps.items() if b in counted and held[b] > cap)
+
+
+def _tables(
+    inventory: Inventory, drained: frozenset[int], racks: _Racks, t0: Tally, t1: Tally
+) -> tuple[list[RackBalance], list[RackBalance]]:
+    balance = []
+    leaders = []
+    for rack in inventory.racks():
+        rids = [b.id for b in inventory.brokers if b.rack == rack and b.id not in drained]
+        if rids:
+            balance.append(RackBalance(rack, _minmax(t0.load, rids), _minmax(t1.load, rids)))
+        if rack in t1.lead_racks and rack in racks.ids:
+            lids = racks.ids[rack]
+            leaders.append(RackBalance(rack, _minmax(t0.leaders, lids), _minmax(t1.leaders, lids)))
+    return balance, leaders
