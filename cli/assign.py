@@ -233,13 +233,8 @@ def assign(
         if path is not None
     }
     dir_out = outputs.add_dir("--out-dir", out_dir, marker="summary.json") if out_dir else None
-    options = Options(
-        rebalance=rebalance,
-        balance_leaders=balance_leaders,
-        tolerance=tolerance,
-        max_disk_usage=max_disk_usage,
-        params=SolveParams(time_limit=time_limit, seed=seed, workers=1),
-    )
+    params = SolveParams(time_limit=time_limit, seed=seed, workers=1)
+    options = Options(rebalance, balance_leaders, tolerance, max_disk_usage, params)
     with outputs:
         outcome, sizes = _plan(inventory, topics, root, current, drain, exclude, options)
         text = _write_files(outcome, named)
