@@ -38,8 +38,8 @@ app = typer.Typer(
     name="mrc-plan",
     help="Validate, plan and score replica placement for Confluent Multi-Region Clusters.",
     epilog="Exit codes: 0 success, 1 findings or infeasible request, 2 usage error or "
-    "unreadable input, 3 no solution within the time limit, 101 internal error (a bug). "
-    "MRC_PLAN_DEBUG=1 shows tracebacks.",
+    "unreadable input, 3 no solution within the time limit, 101 internal error (a bug), "
+    "130 interrupted (Ctrl-C), 143 terminated (SIGTERM). MRC_PLAN_DEBUG=1 shows tracebacks.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

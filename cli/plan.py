@@ -106,7 +106,7 @@ def show_summary(
         console.print(
             cell(
                 f"then elect: kafka-leader-election --election-type PREFERRED "
-                f"--path-to-json-data {where / leaders['election']}"
+                f"--path-to-json-file {where / leaders['election']}"
             )
         )
 
