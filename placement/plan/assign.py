@@ -6,7 +6,7 @@ The CLI renders the outcome; nothing here prints or writes.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from placement.errors import UsageError
@@ -106,6 +106,26 @@ def _ids(inventory_ids: set[int], ids: Sequence[int], flag: str) -> frozenset[in
     return frozenset(ids)
 
 
+def movement(
+    plan: Sequence[PartitionAssignment],
+    before: Mapping[Key, PartitionAssignment],
+    sizes: Mapping[Key, int],
+) -> tuple[int, int, int | None]:
+    """Replicas the plan adds and removes, and the bytes it copies (None when a partition
+    that gains a replica has no known size; a new partition has no data to copy)."""
+    added = removed = 0
+    moved: int | None = 0
+    for a in plan:
+        old = set(before[a.key].replicas) if a.key in before else set()
+        new = set(a.replicas)
+        added += len(new - old)
+        removed += len(old - new)
+        if new - old and a.key in before and moved is not None:
+            size = sizes.get(a.key)
+            moved = None if size is None else moved + size * len(new - old)
+    return added, removed, moved
+
+
 def assign(
     loaded: LoadedInventory,
     topics: Sequence[TopicSpec],
@@ -143,32 +163,12 @@ def assign(
     solution = solve(req, options)
     plan = solution.plan
     before = {a.key: a for a in managed}
-    verify_plan(
-        plan,
-        PlanContext(
-            inv,
-            in_use,
-            before,
-            drained,
-            excluded,
-            partition_counts=fresh or None,
-            disk_caps=caps,
-            sizes=sizes,
-        ),
-    )
+    context = PlanContext(inv, in_use, before, drained, excluded, fresh or None, caps, sizes)
+    verify_plan(plan, context)
     goals, balance, lead_table = balance_goals(
         inv, in_use, before, plan, drained, drained | excluded, caps, sizes
     )
-    added = removed = 0
-    moved: int | None = 0
-    for a in plan:
-        old = set(before[a.key].replicas) if a.key in before else set()
-        new = set(a.replicas)
-        added += len(new - old)
-        removed += len(old - new)
-        if new - old and a.key in before and moved is not None:  # a new partition has no data
-            size = sizes.get(a.key)
-            moved = None if size is None else moved + size * len(new - old)
+    added, removed, moved = movement(plan, before, sizes)
     racks = {b.id: b.rack for b in inv.brokers}
     used = {b for a in assignments for b in a.replicas}
     return AssignOutcome(
