@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -320,15 +321,16 @@ def _write_files(outcome: Any, named: dict[str, Any]) -> str | None:
     from placement.io.reassignment import render_election, render_reassignment
 
     text = render_reassignment(outcome.plan) if outcome.plan else None
-    contents = {
-        "--out": text,
+    # rendered only when asked for: a rollback of a large plan is as big as the plan
+    contents: dict[str, Callable[[], str | None]] = {
+        "--out": lambda: text,
         # the partitions the plan changes that exist already
-        "--rollback": render_reassignment(outcome.rollback) if outcome.rollback else None,
-        "--election": render_election(outcome.election) if outcome.election else None,
-        "--summary": json.dumps(outcome.summary(), indent=2) + "\n",
+        "--rollback": lambda: render_reassignment(outcome.rollback) if outcome.rollback else None,
+        "--election": lambda: render_election(outcome.election) if outcome.election else None,
+        "--summary": lambda: json.dumps(outcome.summary(), indent=2) + "\n",
     }
     for flag, output in named.items():
-        body = contents[flag]
+        body = contents[flag]()
         if body is not None:
             output.write(body)
         else:
