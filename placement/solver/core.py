@@ -399,7 +399,8 @@ class _Expected:
         return cls(_lead_rack(policy), sync, obs, per_rack)
 
     def met(self, reps: tuple[int, ...], observers: tuple[int, ...], at: list[str | None]) -> bool:
-        """The same verdict as `repair.needs_change`, negated, in one pass."""
+        """Whether a partition already meets the policy: leader in the lead rack, no
+        broker twice, none unusable (None in ``at``), sync and observer racks as asked."""
         if not reps or at[0] != self.lead_rack or None in at or len(set(reps)) != len(reps):
             return False
         n_sync = len(reps) - len(observers)

@@ -37,16 +37,15 @@ class _Rack:
         after: dict[Key, PartitionAssignment],
         before: Mapping[Key, PartitionAssignment],
         sizes: Mapping[Key, int],
-        use_bytes: bool,
     ) -> None:
-        self.after, self.before, self.sizes, self.use_bytes = after, before, sizes, use_bytes
+        self.after, self.before, self.sizes = after, before, sizes
         self.load: dict[int, int] = dict.fromkeys(brokers, 0)
         self.kept: dict[int, int] = dict.fromkeys(self.load, 0)
         self.on: dict[int, dict[Key, None]] = {b: {} for b in self.load}
         self.added: dict[int, set[Key]] = {b: set() for b in self.load}  # by this plan
 
     def cost(self, key: Key) -> int:
-        return self.sizes.get(key, 0) if self.use_bytes else 1
+        return self.sizes.get(key, 0)
 
     def move(self, key: Key, src: int, dst: int) -> None:
         self.after[key] = self.after[key].with_broker(src, dst)
@@ -62,16 +61,15 @@ class _Rack:
     def preference(self, b: int) -> Iterator[Key]:
         """Partitions on ``b`` in the order their replica there should leave: added by this
         plan (moving it again adds nothing), then followers, then preferred leaders (moving
-        those changes leadership too); by bytes, biggest first within each group. Lazy:
-        a broker usually sheds a few of its thousands."""
-        fresh = sorted(self.added[b])
-        rest: Iterator[Key] = (k for k in list(self.on[b]) if k not in self.added[b])
-        if self.use_bytes:
-            fresh.sort(key=lambda k: -self.cost(k))
-            rest = iter(sorted(rest, key=lambda k: -self.cost(k)))
+        those changes leadership too); biggest first within each group. Lazy: a broker
+        usually sheds a few of its thousands."""
+        fresh = sorted(sorted(self.added[b]), key=lambda k: -self.cost(k))
+        rest = sorted(
+            (k for k in list(self.on[b]) if k not in self.added[b]), key=lambda k: -self.cost(k)
+        )
         leaders: list[Key] = []
         for key in fresh:
-            if key in self.on[b]:  # still there: a chain may have moved it
+            if key in self.on[b]:  # still there: an earlier move may have taken it
                 yield key
         for key in rest:
             if self.after[key].replicas[0] == b:
@@ -167,11 +165,10 @@ def rebalance(
 ) -> dict[str, int]:
     """Even out the bytes of every rack of ``after`` in place. Returns per rack a lower
     bound on the bytes that must leave brokers over the cap beyond what the repair moves."""
-    use_bytes = True
-    racks = {g.rack: _Rack(g.brokers, after, before, sizes, use_bytes) for g in goals if g.brokers}
+    racks = {g.rack: _Rack(g.brokers, after, before, sizes) for g in goals if g.brokers}
     where = {b: r for r in racks.values() for b in r.load}
     for key, a in after.items():
-        w = sizes.get(key, 0) if use_bytes else 1
+        w = sizes.get(key, 0)
         old = before.get(key)
         for b in a.replicas:
             r = where.get(b)

@@ -1,4 +1,4 @@
-"""What an `assign` request is, which partitions must change, and the bound on moves.
+"""What an `assign` request is, and the bound on the replicas it must add.
 
 A partition must change when it breaks its policy or sits on a drained, dead or rack-less
 broker. Per rack of its policy it keeps as many of its current brokers there as the policy
@@ -29,28 +29,6 @@ class Request:
     sizes: Mapping[Key, int] = field(default_factory=dict)
     caps: Mapping[int, int] = field(default_factory=dict)  # usable disk bytes per broker
     fixed_bytes: Mapping[int, int] = field(default_factory=dict)  # of topics without a policy
-
-
-def needs_change(
-    a: PartitionAssignment,
-    policy: PlacementPolicy,
-    rack_of: Mapping[int, str | None],
-    unusable: set[int],
-) -> bool:
-    reps = a.replicas
-    if len(set(reps)) != len(reps) or not unusable.isdisjoint(reps):
-        return True
-    if rack_of.get(reps[0]) != policy.replicas[0].constraints.rack:
-        return True
-    n_sync = len(reps) - len(a.observers)
-    sync = [rack_of.get(b) for b in reps[:n_sync]]
-    observers = [rack_of.get(b) for b in reps[n_sync:]]
-    per_rack = policy.per_rack()
-    if sum(s for s, _ in per_rack.values()) != n_sync or len(observers) != sum(
-        o for _, o in per_rack.values()
-    ):
-        return True
-    return any(sync.count(r) != s or observers.count(r) != o for r, (s, o) in per_rack.items())
 
 
 def lower_bound(req: Request) -> dict[str, int]:
