@@ -30,7 +30,7 @@ from ortools.graph.python import min_cost_flow
 
 from placement.model.assignment import PartitionAssignment
 from placement.model.policy import PlacementPolicy
-from placement.solver.flow import Item, RackFlow, Targets
+from placement.solver.flow import Item, RackFlow, Targets, water_level
 from placement.solver.repair import Request
 
 Key = tuple[str, int]
@@ -580,7 +580,10 @@ def leader_flow(
     total = sum(fixed.values()) + supply
     floor, rem = divmod(total, len(brokers))
     shape = _LeaderShape(
-        floor, floor + (1 if rem else 0), _leader_level(fixed, deg, supply), 2 * (supply + 1)
+        floor,
+        floor + (1 if rem else 0),
+        water_level(np.array(list(fixed.values())), np.array([deg[b] for b in fixed]), supply),
+        2 * (supply + 1),
     )
     for b in brokers:
         for cap, cost in shape.spans(fixed[b], deg[b], even=even):
@@ -635,17 +638,6 @@ class _LeaderShape:
         spans = [(1, fixed + u) for u in range(1, units + 1)]
         rest = deg - units
         return spans + ([(rest, 4 * (self.level + deg + 1))] if rest > 0 else [])
-
-
-def _leader_level(fixed: Mapping[int, int], deg: Mapping[int, int], supply: int) -> int:
-    lo, hi = min(fixed.values()), max(fixed[b] + deg[b] for b in fixed)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if sum(min(max(mid - fixed[b], 0), deg[b]) for b in fixed) >= supply:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def _choose_leaders(

@@ -134,25 +134,23 @@ def _candidates(flow: RackFlow, bpos: Mapping[int, int]) -> tuple[np.ndarray, np
 MARGIN = 4  # unit arcs this far above the water level; doubling segments beyond
 
 
-def _convex(base: int, degree: int, level: int, weight: int) -> list[tuple[int, int]]:
+def convex_arcs(base: int, degree: int, level: int, weight: int) -> list[tuple[int, int]]:
     """(capacity, unit cost) arcs whose cost rises with the units taken: one arc per unit
     up to a little above the water level (exact there), then segments of doubling size,
     each priced at its top (still rising, so the flow fills them in order)."""
-    units = min(degree, max(1, level - base + MARGIN))
-    out = [(1, weight * (base + u)) for u in range(1, units + 1)]
-    size, taken = 2, units
-    while taken < degree:
-        cap = min(size, degree - taken)
-        taken += cap
-        out.append((cap, weight * (base + taken)))
-        size *= 2
-    return out
+    _, caps, costs = _convex_arrays(
+        np.array([base], dtype=np.int64),
+        np.array([degree], dtype=np.int64),
+        np.array([level], dtype=np.int64),
+        weight,
+    )
+    return list(zip(caps.tolist(), costs.tolist(), strict=True))
 
 
 def _convex_arrays(
     base: np.ndarray, degree: np.ndarray, level: np.ndarray, weight: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`_convex` for many bins at once: (bin index, capacity, unit cost) per arc."""
+    """`convex_arcs` for many bins at once: (bin index, capacity, unit cost) per arc."""
     units = np.minimum(degree, np.maximum(1, level - base + MARGIN))
     total = int(units.sum())
     owner = np.repeat(np.arange(base.size, dtype=np.int64), units)
@@ -223,7 +221,7 @@ def _topic_levels(
     bounds = np.searchsorted(tb_topic[order], np.arange(len(topics) + 1))
     for t in range(len(topics)):
         js = order[bounds[t] : bounds[t + 1]]
-        level[js] = _water_level_np(tb_base[js], tb_deg[js], int(placed[t]))
+        level[js] = water_level(tb_base[js], tb_deg[js], int(placed[t]))
     return level
 
 
@@ -237,13 +235,13 @@ def _sink_arcs(
     """(broker position, capacity, unit cost) of the arcs from each broker to the sink."""
     out: list[tuple[int, int, int]] = []
     target = flow.targets
-    b_level = _water_level_np(b_base, b_deg, sum(it.need for it in flow.items))
+    b_level = water_level(b_base, b_deg, sum(it.need for it in flow.items))
     for i, b in enumerate(brokers):
         base, deg = int(b_base[i]), int(b_deg[i])
         if deg == 0:
             continue
         if target is None or b not in flow.receivers:
-            out.extend((i, c, cost) for c, cost in _convex(base, deg, b_level, w.rack))
+            out.extend((i, c, cost) for c, cost in convex_arcs(base, deg, b_level, w.rack))
             continue
         below = min(deg, max(0, target.floor - base))
         if below:
@@ -312,8 +310,9 @@ def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
     return [tuple(sorted(c)) for c in chosen]
 
 
-def _water_level_np(bases: np.ndarray, degrees: np.ndarray, supply: int) -> int:
-    """`_water_level` on arrays."""
+def water_level(bases: np.ndarray, degrees: np.ndarray, supply: int) -> int:
+    """The least level L with sum(clamp(L - base, 0, degree)) >= supply: where an even
+    spread of ``supply`` units would fill each bin (a bin takes at most its degree)."""
     if bases.size == 0:
         return 0
     lo, hi = int(bases.min()), int((bases + degrees).max())
