@@ -137,10 +137,12 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
         result = flow.solve()
         for key, brokers in zip(st.keys, result, strict=True):
             chosen.setdefault(key, {})[rack] = brokers
-        _even_new_leaders(rack, receivers, st, result, before, chosen)
+        if len(receivers) >= 2:
+            _LeaderTrades(rack, receivers, st, result, before, chosen).run()
     if req.sizes:
+        load = _bytes_load(before, chosen, req.sizes, c)
         for rack in sorted(racks):
-            _even_bytes(c.receivers.get(rack, ()), rack, before, chosen, req.sizes, c)
+            _even_bytes(c.receivers.get(rack, ()), rack, before, chosen, req.sizes, load)
     after = dict(before)
     touched: list[Key] = []
     for key in sorted(chosen):
@@ -156,26 +158,13 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
     return CoreResult(after, repair_bound, balance_bound, leaders)
 
 
-def _even_new_leaders(
-    rack: str,
-    receivers: tuple[int, ...],
-    st: _RackState,
-    placed: list[tuple[int, ...]],
-    before: Mapping[Key, PartitionAssignment],
-    chosen: dict[Key, dict[str, tuple[int, ...]]],
-) -> None:
+class _LeaderTrades:
     """Preferred leaders, without touching what the flow evened: a partition whose old
     leader is gone and that has one replica in its lead rack is led by the broker the flow
     gave it. Such a new leader and a new follower of the rack trade brokers (the leader
     goes to a broker that leads less) while a trade narrows the rack's leader spread:
     replicas per broker stay as they were, no topic's range per broker widens past one,
     and no trade costs a move."""
-    if len(receivers) >= 2:
-        _LeaderTrades(rack, receivers, st, placed, before, chosen).run()
-
-
-class _LeaderTrades:
-    """The state of `_even_new_leaders`: leaders per broker, who may trade, topic counts."""
 
     def __init__(
         self,
@@ -285,36 +274,56 @@ def _span(h: Mapping[int, int]) -> int:
     return max(values) - min(values)
 
 
+def _bytes_load(
+    before: Mapping[Key, PartitionAssignment],
+    chosen: Mapping[Key, Mapping[str, tuple[int, ...]]],
+    sizes: Mapping[Key, int],
+    c: _Cluster,
+) -> dict[int, int]:
+    """Bytes per usable broker after the flow, in one pass over every partition: the
+    brokers the flow chose where it placed a partition in a rack, the ones that hold it
+    elsewhere."""
+    load: dict[int, int] = {}
+    for key, a in before.items():
+        mine = chosen.get(key, {})
+        size = sizes.get(key, 0)
+        for b in dict.fromkeys(a.replicas):
+            r = c.rack_of.get(b)
+            if r is not None and b in c.usable and r not in mine:
+                load[b] = load.get(b, 0) + size
+        for brokers in mine.values():
+            for b in brokers:
+                load[b] = load.get(b, 0) + size
+    return load
+
+
 def _even_bytes(
     receivers: tuple[int, ...],
     rack: str,
     before: Mapping[Key, PartitionAssignment],
     chosen: dict[Key, dict[str, tuple[int, ...]]],
     sizes: Mapping[Key, int],
-    c: _Cluster,
+    loads: Mapping[int, int],
 ) -> None:
     """Bytes per broker, without touching the counts the flow evened: two replicas this
     plan adds in the rack trade brokers (a big one from the heaviest broker for a smaller
     one on a lighter broker) while a trade narrows the gap. Both are added anyway, so no
-    trade costs a move."""
+    trade costs a move. ``loads``: bytes per broker after the flow (trades in one rack
+    change no other rack's)."""
     if len(receivers) < 2:
         return
-    load = dict.fromkeys(receivers, 0)
+    load = {b: loads.get(b, 0) for b in receivers}
     holders: dict[Key, set[int]] = {}
     added: dict[int, list[Key]] = {b: [] for b in receivers}
-    for key, a in before.items():
-        mine = chosen.get(key, {}).get(rack)
-        here = mine if mine is not None else tuple(c.held(a, rack))
-        size = sizes.get(key, 0)
-        for b in here:
-            if b in load:
-                load[b] += size
-        if mine is not None:
-            holders[key] = set(mine)
-            old = set(a.replicas)
-            for b in mine:
-                if b in added and b not in old:
-                    added[b].append(key)
+    for key, racks in chosen.items():
+        mine = racks.get(rack)
+        if mine is None:
+            continue
+        holders[key] = set(mine)
+        old = set(before[key].replicas)
+        for b in mine:
+            if b in added and b not in old:
+                added[b].append(key)
     for _ in range(sum(len(v) for v in added.values())):
         order = sorted(receivers, key=lambda b: (load[b], b))
         done = True
