@@ -12,6 +12,7 @@ from itertools import chain, repeat
 from placement.model.assignment import PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
+from placement.solver.capacity import bytes_held
 
 Key = tuple[str, int]
 
@@ -31,7 +32,6 @@ class Goal:
     value: float
     bound: float | None  # no plan does better (None: no bound is computed)
     before: float | None = None
-    unit: str = ""
 
 
 def spread(counts: Mapping[int, int], ids: Sequence[int]) -> int:
@@ -176,12 +176,9 @@ def _over_cap(
     sizes: Mapping[Key, int],
     counted: Mapping[int, str | None],
 ) -> int:
-    held: Counter[int] = Counter()
     changed = {a.key: a for a in plan}
-    for key, a in before.items():
-        for b in changed.get(key, a).replicas:
-            held[b] += sizes.get(key, 0)
-    return sum(1 for b, cap in caps.items() if b in counted and held[b] > cap)
+    held = bytes_held((changed.get(key, a) for key, a in before.items()), sizes)
+    return sum(1 for b, cap in caps.items() if b in counted and held.get(b, 0) > cap)
 
 
 def _tables(
