@@ -9,10 +9,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from placement.errors import InputError
-from placement.io.describe import read_describe
+from placement.io.describe import SNIFF_BYTES, looks_like_describe, read_describe
 from placement.io.reassignment import read_reassignment
-from placement.io.snapshot import read_snapshot
+from placement.io.snapshot import policy_error, read_snapshot, snapshot_policies
 from placement.model.assignment import PartitionAssignment
 from placement.model.policy import PlacementPolicy
 
@@ -25,18 +24,6 @@ class CurrentState:
     policies: dict[str, PlacementPolicy] = field(default_factory=dict)  # from describe/snapshot
     sizes: dict[Key, int] = field(default_factory=dict)
     min_isr: dict[str, int] = field(default_factory=dict)  # from describe/snapshot configs
-
-
-def _policy(text: str, source: str, topic: str) -> PlacementPolicy:
-    try:
-        return PlacementPolicy.model_validate_json(text)
-    except ValidationError as exc:
-        raise InputError(
-            source,
-            f"topic {topic}: its confluent.placement.constraints is not a "
-            f"valid policy ({exc.errors()[0]['msg']})",
-            f"run `mrc-plan validate {source}` to see every finding",
-        ) from None
 
 
 def read_current(path: str | Path) -> CurrentState:
@@ -59,25 +46,30 @@ def read_current(path: str | Path) -> CurrentState:
             )
             if size is not None:
                 sizes[(topic, partition)] = size
-        policies, min_isr = {}, {}
-        for topic, text, m in zip(
-            snap.topics.column("topic").to_pylist(),
-            snap.topics.column("placement").to_pylist(),
-            snap.topics.column("min_isr").to_pylist(),
-            strict=True,
-        ):
-            if text:
-                policies[topic] = _policy(text, str(p), topic)
-            if m is not None:
-                min_isr[topic] = m
-        return CurrentState(assignments, policies, sizes, min_isr)
-    head = p.read_bytes()[:4096].lstrip() if p.is_file() else b""
-    if head.startswith(b"Topic:") or b"\nTopic:" in head or b"\tTopic:" in head:
+        min_isr = {
+            topic: m
+            for topic, m in zip(
+                snap.topics.column("topic").to_pylist(),
+                snap.topics.column("min_isr").to_pylist(),
+                strict=True,
+            )
+            if m is not None
+        }
+        return CurrentState(assignments, snapshot_policies(p, snap.topics), sizes, min_isr)
+    if p.is_file():
+        with p.open("rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+    else:
+        head = b""
+    if looks_like_describe(head):
         described = read_describe(p)
         policies = {}
         for name, topic in described.topics.items():
             if topic.placement is not None and topic.placement.value.strip():
-                policies[name] = _policy(topic.placement.value, str(p), name)
+                try:
+                    policies[name] = PlacementPolicy.model_validate_json(topic.placement.value)
+                except ValidationError as exc:
+                    raise policy_error(str(p), name, exc.errors()[0]["msg"]) from None
         min_isr = {n: t.min_isr for n, t in described.topics.items() if t.min_isr is not None}
         return CurrentState([d.assignment() for d in described.partitions], policies, {}, min_isr)
     return CurrentState(read_reassignment(p))

@@ -28,6 +28,15 @@ _LABEL = re.compile(
 _CONFIGS = re.compile(r"(?:^|(?<=\s))Configs:[ \t]*")
 _CONFIG_KEY = re.compile(r"([A-Za-z0-9_.\-]+)=")
 PLACEMENT_CONFIG = "confluent.placement.constraints"
+SNIFF_BYTES = 4096  # how much of a file `looks_like_describe` needs
+
+
+def looks_like_describe(head: bytes) -> bool:
+    """Whether a file that starts with ``head`` is `kafka-topics --describe` output: a
+    `Topic:` label at the start of the text, of a line or after a tab, within the first
+    SNIFF_BYTES (the one test every command uses to tell it from JSON)."""
+    head = head[:SNIFF_BYTES]
+    return head.lstrip().startswith(b"Topic:") or b"\nTopic:" in head or b"\tTopic:" in head
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.json as pajson
@@ -21,6 +22,9 @@ import pyarrow.parquet as pq
 
 from placement.errors import InputError
 from placement.io.outputs import SNAPSHOT_MARKER, Output, Outputs
+
+if TYPE_CHECKING:
+    from placement.model.policy import PlacementPolicy
 
 BROKERS = pa.schema(
     [
@@ -58,6 +62,7 @@ class Snapshot:
     brokers: pa.Table
     topics: pa.Table
     partitions: pa.Table
+    source: str = "the snapshot"  # what error messages name: the directory it was read from
 
 
 def _compatible(actual: pa.DataType, expected: pa.DataType) -> bool:
@@ -363,11 +368,46 @@ def verify_partitions(root: str | Path) -> int:
     return unsized
 
 
+def policy_error(source: str, topic: str, reason: str) -> InputError:
+    """A topic whose `confluent.placement.constraints` is not a policy: the same error from
+    every reader of a cluster's state (a snapshot or `kafka-topics --describe` output)."""
+    return InputError(
+        source,
+        f"topic {topic}: its confluent.placement.constraints is not a valid policy ({reason})",
+        f"run `mrc-plan validate {source}` to see every finding",
+    )
+
+
+def snapshot_policies(root: str | Path, topics: pa.Table) -> dict[str, PlacementPolicy]:
+    """Each topic's policy from a snapshot's topics table; topics without one are absent.
+    A policy that does not validate is the InputError naming the snapshot and the topic:
+    nothing downstream guesses what an invalid policy meant."""
+    from pydantic import ValidationError
+
+    from placement.model.policy import PlacementPolicy
+
+    parsed: dict[str, PlacementPolicy] = {}  # by text: topics often share a policy
+    out: dict[str, PlacementPolicy] = {}
+    names = topics.column("topic").to_pylist()
+    for name, text in zip(names, topics.column("placement").to_pylist(), strict=True):
+        if not text:
+            continue
+        if text not in parsed:
+            try:
+                parsed[text] = PlacementPolicy.model_validate_json(text)
+            except ValidationError as exc:
+                raise policy_error(str(root), name, exc.errors()[0]["msg"]) from None
+        out[name] = parsed[text]
+    return out
+
+
 def read_snapshot(root: str | Path) -> Snapshot:
     r = Path(root)
     if not r.is_dir():
         raise InputError(str(r), "a snapshot is a directory holding brokers, topics, partitions")
-    return Snapshot(*(read_table(r, n) for n in ("brokers", "topics", "partitions")))
+    return Snapshot(
+        read_table(r, "brokers"), read_table(r, "topics"), read_table(r, "partitions"), str(r)
+    )
 
 
 # every snapshot mrc-plan writes holds this file: `--out` replaces only such a directory

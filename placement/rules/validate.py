@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from placement.errors import InputError, UsageError
-from placement.io.describe import parse_describe
+from placement.io.describe import looks_like_describe, parse_describe
 from placement.io.inventory import LoadedInventory
 from placement.io.jsonsrc import EncodingError, JsonSyntaxError, ParsedJson, decode_utf8, parse_json
 from placement.io.limits import (
@@ -279,13 +279,6 @@ def validate_describe_bytes(data: bytes, file: str, ctx: CheckContext) -> list[D
     return out
 
 
-def _looks_like_describe(path: Path, data: bytes) -> bool:
-    if path.suffix.lower() in (".json", ".properties"):
-        return False
-    head = data.lstrip()[:200]
-    return head.startswith(b"Topic:") or b"\nTopic:" in data[:4096] or b"\tTopic:" in data[:4096]
-
-
 def inventory_diagnostics(loaded: LoadedInventory) -> list[Diagnostic]:
     """Findings about the inventory itself (MRC403, MRC7xx), at the nodes' declarations."""
     origins = {"broker": loaded.origins, "controller": loaded.controller_origins}
@@ -345,7 +338,7 @@ def validate_paths(
             raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from None
         if suffix == ".properties":
             out[str(path)] = validate_properties_bytes(data, str(path), ctx)
-        elif _looks_like_describe(path, data):
+        elif suffix != ".json" and looks_like_describe(data):
             out[str(path)] = validate_describe_bytes(data, str(path), ctx)
         else:
             if len(data) > POLICY_BYTES.value():

@@ -13,11 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from pydantic import ValidationError
-
 from placement.errors import InputError
 from placement.io.reassignment import PlanFile, read_plan_file
-from placement.io.snapshot import read_table, table_path, verify_partitions
+from placement.io.snapshot import read_table, snapshot_policies, table_path, verify_partitions
 from placement.model.policy import PlacementPolicy
 from placement.score.metrics import (
     MOVEMENT,
@@ -80,26 +78,14 @@ class StateScore:
 def parsed_policies(
     root: Path, topics: Any
 ) -> list[tuple[str, PlacementPolicy | None, int | None]]:
-    rows = []
-    for topic, text, min_isr in zip(
-        topics.column("topic").to_pylist(),
-        topics.column("placement").to_pylist(),
-        topics.column("min_isr").to_pylist(),
-        strict=True,
-    ):
-        policy = None
-        if text:
-            try:
-                policy = PlacementPolicy.model_validate_json(text)
-            except ValidationError as exc:
-                raise InputError(
-                    str(root),
-                    f"topic {topic}: its placement is not a valid policy "
-                    f"({exc.errors()[0]['msg']})",
-                    "run `mrc-plan validate` on the policy",
-                ) from None
-        rows.append((topic, policy, min_isr))
-    return rows
+    """(topic, its policy or None, its min.insync.replicas or None) for every topic row."""
+    policies = snapshot_policies(root, topics)
+    return [
+        (topic, policies.get(topic), min_isr)
+        for topic, min_isr in zip(
+            topics.column("topic").to_pylist(), topics.column("min_isr").to_pylist(), strict=True
+        )
+    ]
 
 
 @dataclass(frozen=True)

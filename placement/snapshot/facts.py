@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from placement.io.snapshot import Snapshot
+from placement.io.snapshot import Snapshot, snapshot_policies
 from placement.model.policy import PlacementPolicy
 
 
@@ -49,23 +49,16 @@ def _lookup(keys: np.ndarray, found: np.ndarray, wanted: np.ndarray, missing: in
     return np.where(hit, found[order][pos], missing).astype(np.int64)
 
 
-def topic_policies(snap: Snapshot) -> tuple[np.ndarray, list[PlacementPolicy | None]]:
-    """Per partition row, the index of its topic's policy in the returned list (-1: none)."""
-    texts = snap.topics.column("placement").to_pylist()
-    names = snap.topics.column("topic").to_pylist()
-    parsed: dict[str, int] = {}
-    policies: list[PlacementPolicy | None] = []
+def topic_policies(snap: Snapshot) -> tuple[np.ndarray, list[PlacementPolicy]]:
+    """Per partition row, the index of its topic's policy in the returned list (-1: none).
+    A policy that does not validate is the snapshot reader's InputError."""
+    policies: list[PlacementPolicy] = []
+    index: dict[int, int] = {}  # id(policy) -> its place: topics sharing a text share one
     by_topic: dict[str, int] = {}
-    for name, text in zip(names, texts, strict=True):
-        if not text:
-            continue
-        if text not in parsed:
-            try:
-                policies.append(PlacementPolicy.model_validate_json(text))
-            except ValueError:
-                policies.append(None)
-            parsed[text] = len(policies) - 1
-        by_topic[name] = parsed[text]
+    for name, policy in snapshot_policies(snap.source, snap.topics).items():
+        by_topic[name] = index.setdefault(id(policy), len(policies))
+        if by_topic[name] == len(policies):
+            policies.append(policy)
     topic_col = snap.partitions.column("topic").combine_chunks().dictionary_encode()
     dictionary = topic_col.dictionary.to_pylist()
     lookup = np.array([by_topic.get(t, -1) for t in dictionary], dtype=np.int64)
@@ -93,8 +86,6 @@ def violation_mask(snap: Snapshot) -> np.ndarray:
         rows = np.flatnonzero(row_policy == g)
         if not rows.size:
             continue
-        if policy is None:
-            continue  # an unparseable policy cannot be checked here; `validate` reports it
         rf = policy.sync_count + policy.observer_count
         shape_ok = (lengths[rows] == rf) & (obs_len[rows] == policy.observer_count)
         bad[rows[~shape_ok]] = True

@@ -172,3 +172,42 @@ def test_snapshot_directory_whose_name_is_not_utf8(cli: Cli, tmp_path: Path) -> 
     )
     assert result.exit_code == 0, result.output
     assert read_snapshot(described).partitions.num_rows == 5
+
+
+def test_an_invalid_policy_in_a_snapshot_is_one_error_for_every_reader(tmp_path: Path) -> None:
+    """assign's current state, the snapshot facts (show, simulate) and score read a
+    snapshot's policies through one reader: an invalid one is the same InputError for all,
+    never silently skipped by one of them."""
+    from placement.io.snapshot import Snapshot, write_snapshot
+    from placement.score.run import parsed_policies
+    from placement.snapshot.facts import summarize
+
+    bad = '{"version": 3, "replicas": [{"count": 1, "constraints": {"rack": "a"}}]}'
+    good = '{"version": 1, "replicas": [{"count": 1, "constraints": {"rack": "a"}}]}'
+    snap = Snapshot(
+        brokers=pa.table({"broker_id": pa.array([1, 2], pa.int32()), "rack": ["a", "a"]}),
+        topics=pa.table({"topic": ["ok", "broken"], "placement": [good, bad]}),
+        partitions=pa.table(
+            {
+                "topic": ["ok", "broken"],
+                "partition": pa.array([0, 0], pa.int32()),
+                "replicas": pa.array([[1], [2]], pa.list_(pa.int32())),
+            }
+        ),
+    )
+    root = tmp_path / "s"
+    write_snapshot(root, snap)
+    read = read_snapshot(root)
+    messages = []
+    for attempt in (
+        lambda: read_current(root),
+        lambda: summarize(read),
+        lambda: parsed_policies(root, read.topics),
+    ):
+        with pytest.raises(InputError) as caught:
+            attempt()
+        messages.append((caught.value.path, caught.value.message))
+    assert len(set(messages)) == 1, messages
+    path, message = messages[0]
+    assert path == str(root)
+    assert "topic broken" in message and "not a valid policy" in message
