@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -318,6 +317,7 @@ def _plan(
 def _write_files(outcome: Any, named: dict[str, Any]) -> str | None:
     """Each named output holds this run's result, or no file at all (never an older
     plan). Returns the plan's text (None: nothing to do)."""
+    from placement.diagnostics.jsonout import report_json
     from placement.io.reassignment import render_election, render_reassignment
 
     text = render_reassignment(outcome.plan) if outcome.plan else None
@@ -327,7 +327,7 @@ def _write_files(outcome: Any, named: dict[str, Any]) -> str | None:
         # the partitions the plan changes that exist already
         "--rollback": lambda: render_reassignment(outcome.rollback) if outcome.rollback else None,
         "--election": lambda: render_election(outcome.election) if outcome.election else None,
-        "--summary": lambda: json.dumps(outcome.summary(), indent=2) + "\n",
+        "--summary": lambda: report_json(outcome.summary()),
     }
     for flag, output in named.items():
         body = contents[flag]()

@@ -13,12 +13,9 @@ from rich.console import Console
 from rich.markup import escape as markup_escape
 from rich.text import Text
 
-from placement.diagnostics.escape import encodable_tree, json_text
 from placement.diagnostics.escape import escape as escape_controls
 
 if TYPE_CHECKING:  # every command imports the helpers below: no pydantic at import time
-    from pydantic import BaseModel
-
     from placement.model.diagnostic import Diagnostic, ValidationReport
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -41,21 +38,6 @@ def cell(value: object) -> Text:
     title or ``console.print``: `safe`, and a Text, so rich reads no markup (``[red]``) and no
     emoji code (``:smile:``) in it."""
     return Text(safe(value))
-
-
-def model_json(model: BaseModel) -> str:
-    """``model.model_dump_json(indent=2)`` plus a newline, safe to print: a string that cannot
-    be encoded (a file name that is not UTF-8) is written with its bytes escaped
-    (`escape.encodable`) instead of failing the serialiser, and controls and bidi overrides
-    that JSON allows raw are written as JSON escapes (`escape.json_text`)."""
-    from pydantic_core import PydanticSerializationError
-
-    try:
-        text = model.model_dump_json(indent=2)
-    except PydanticSerializationError:
-        clean = encodable_tree(model.model_dump(mode="python"))
-        text = type(model).model_validate(clean).model_dump_json(indent=2)
-    return json_text(text) + "\n"
 
 
 STYLE = {"error": "bold red", "warning": "bold yellow"}  # by Severity value

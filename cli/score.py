@@ -62,11 +62,12 @@ def score(
     """
     from rich.console import Console
 
+    from placement.diagnostics.jsonout import report_json
     from placement.io.outputs import Outputs
     from placement.score.run import run_score
 
     from .outputs import report as report_outputs
-    from .render import cell, model_json
+    from .render import cell
 
     outputs = Outputs.of([("--snapshot", snapshot), *(("--plan", p) for p in plan or [])])
     report_out = outputs.add("--out", out) if out is not None else None
@@ -79,7 +80,7 @@ def score(
             default_min_isr=default_min_isr,
             progress=lambda stage: status.update(cell(stage)),
         )
-        text = model_json(report)
+        text = report_json(report)
         if report_out is not None:
             report_out.write(text)
         written = outputs.commit()

@@ -111,11 +111,12 @@ def simulate(
     """
     from rich.console import Console
 
+    from placement.diagnostics.jsonout import report_json
     from placement.errors import UsageError
     from placement.io.inventory import load_inventory
     from placement.simulate.failure import parse_ids
 
-    from .render import cell, model_json, safe  # names and paths: escaped, no markup
+    from .render import cell, safe  # names and paths: escaped, no markup
 
     ids = parse_ids(fail_brokers) if fail_brokers is not None else None
     if (snapshot is None) == (current is None):
@@ -174,7 +175,7 @@ def simulate(
     if unknown_rack is not None:  # an assumption the numbers rest on: said, not hidden
         err.print(cell(unknown_rack))
     if format is SimFormat.JSON:
-        sys.stdout.write(model_json(report))
+        sys.stdout.write(report_json(report))
     else:
         render(report)
     if written is not None:

@@ -10,13 +10,13 @@ log reads (github, junit, SARIF messages) show control characters as visible esc
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import PurePath
 from urllib.parse import quote
 from xml.etree import ElementTree as ET
 
-from placement.diagnostics.escape import encodable_tree, escape, json_text
+from placement.diagnostics.escape import escape
+from placement.diagnostics.jsonout import report_json
 from placement.model.diagnostic import Diagnostic, Severity, ValidationReport
 from placement.rules.registry import ALL_RULES
 
@@ -27,8 +27,7 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 def render_json(report: ValidationReport) -> str:
     """The report as data: names exactly as found, but for bytes that are not UTF-8."""
-    doc = encodable_tree(report.model_dump(mode="json"))
-    return json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
+    return report_json(report.model_dump(mode="json"))
 
 
 def _gh_escape(text: str, *, prop: bool = False) -> str:
@@ -126,7 +125,7 @@ def render_sarif(report: ValidationReport) -> str:
             }
         ],
     }
-    return json_text(json.dumps(encodable_tree(doc), indent=2, ensure_ascii=False)) + "\n"
+    return report_json(doc)
 
 
 def render_junit(report: ValidationReport) -> str:

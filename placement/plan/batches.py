@@ -32,11 +32,11 @@ bytes, the brokers that send and receive, and an ETA under a replication throttl
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from placement.diagnostics.jsonout import report_json
 from placement.errors import UsageError
 from placement.io.reassignment import render_election, render_reassignment
 from placement.model.assignment import PartitionAssignment
@@ -306,5 +306,5 @@ def render_files(plan: BatchPlan, throttle: int | None) -> dict[str, str]:
         files["rollback-leaders.json"] = render_reassignment(plan.leaders_rollback)
         if plan.election:
             files["election.json"] = render_election(plan.election)
-    files["summary.json"] = json.dumps(summary(plan, throttle), indent=2) + "\n"
+    files["summary.json"] = report_json(summary(plan, throttle))
     return files

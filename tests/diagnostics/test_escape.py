@@ -149,3 +149,25 @@ def test_text_format_in_colour_has_only_its_own_ansi_codes() -> None:
     assert "\x1b[" in out  # rich's colours
     assert "\x1b[31m\x07" not in out and "\\x1b[31m\\x07" in out
     assert "\n::error::" not in out and "\u202e" not in out
+
+
+def test_one_json_writer_for_models_and_trees() -> None:
+    """`report_json` writes a pydantic report (score, simulate) and a plain tree (summary.json,
+    `assign --summary`) alike: two-space indent, a final newline, names as data, strict
+    UTF-8, nothing a terminal would act on."""
+    from pydantic import BaseModel
+
+    from placement.diagnostics.jsonout import report_json
+
+    class Named(BaseModel):
+        name: str
+        count: int
+
+    as_model = report_json(Named(name=HOSTILE, count=3))
+    as_tree = report_json({"name": HOSTILE, "count": 3})
+    assert as_model == as_tree
+    assert as_model.endswith("}\n") and '\n  "count": 3' in as_model
+    as_model.encode("utf-8", errors="strict")
+    assert not re.search("[\x7f-\x9f\u202a-\u202e]", as_model)
+    assert json.loads(as_model)["name"] == HOSTILE.replace("\udcff", "\\xff")
+    assert report_json({"rack": "zürich"}) == '{\n  "rack": "zürich"\n}\n'
