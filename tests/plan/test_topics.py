@@ -103,3 +103,167 @@ def test_placement_file_reference_is_relative_to_the_topics_file(tmp_path: Path)
     )
     (spec,) = read_topics(path)
     assert spec.policy.sync_count == 2
+
+
+def _topic(**members: object) -> dict[str, object]:
+    """A topic entry; a member given as ... is left out."""
+    entry: dict[str, object] = {"name": "t", "partitions": 1, "placement": POLICY}
+    entry.update(members)
+    return {k: v for k, v in entry.items() if v is not ...}
+
+
+NAME_HINT = "topic names are 1-249 characters of [a-zA-Z0-9._-], and not '.' or '..'"
+ENTRY_KEYS = 'allowed: "name", "partitions", "placement", "min_isr"'
+NEEDS_PARTITIONS = 'topic "t" needs "partitions": a positive integer'
+
+# (document or raw text, message, hint, line, column): the reader's exact words and the
+# place it points at (the document is written with indent=2); DIR is the file's directory
+EXACT = [
+    ('{"topics": [], "topics": []}', 'duplicate key "topics"', "", 1, 16),
+    ('{"topics": [{"name": "a", "name": "b"}]}', 'duplicate key "name"', "", 1, 27),
+    (
+        [],
+        "a topics file must be a JSON object",
+        '{"default_placement": {...}, "topics": [...]}',
+        1,
+        1,
+    ),
+    ({"topic": []}, 'unknown key "topic"', 'allowed: "default_placement", "topics"', 2, 3),
+    ({}, '"topics" must be a non-empty array', "", 1, 1),
+    ({"topics": {}}, '"topics" must be a non-empty array', "", 2, 13),
+    ({"topics": [1]}, "a topic entry must be an object", "", 3, 5),
+    (
+        {"topics": [_topic(partition=2)]},
+        'unknown key "partition" in a topic entry',
+        ENTRY_KEYS,
+        17,
+        7,
+    ),
+    ({"topics": [_topic(name=...)]}, 'a topic needs a non-empty "name"', "", 3, 5),
+    ({"topics": [_topic(name="")]}, 'a topic needs a non-empty "name"', "", 4, 15),
+    ({"topics": [_topic(name=5)]}, 'a topic needs a non-empty "name"', "", 4, 15),
+    ({"topics": [_topic(name="..")]}, "'..' is not a legal topic name", NAME_HINT, 4, 15),
+    (
+        {"topics": [_topic(name="a b", partitions=0)]},
+        "topic name 'a b' holds ' '; Kafka allows only ASCII letters, digits, '.', '_' and '-'",
+        NAME_HINT,
+        4,
+        15,
+    ),
+    (
+        {"topics": [_topic(), _topic(partitions=0)]},
+        'topic "t" is listed twice (first at /topics/0)',
+        "",
+        18,
+        5,
+    ),
+    ({"topics": [_topic(partitions=...)]}, NEEDS_PARTITIONS, "", 3, 5),
+    ({"topics": [_topic(partitions=0)]}, NEEDS_PARTITIONS, "", 5, 21),
+    ({"topics": [_topic(partitions="3")]}, NEEDS_PARTITIONS, "", 5, 21),
+    ({"topics": [_topic(partitions=True)]}, NEEDS_PARTITIONS, "", 5, 21),
+    ({"topics": [_topic(partitions=1.5)]}, NEEDS_PARTITIONS, "", 5, 21),
+    (
+        {"topics": [_topic(partitions=1_000_001)]},
+        'topic "t" asks for 1,000,001 partitions, above the cap of 1,000,000 partitions per topic',
+        "the cap is 1,000,000 partitions per topic; "
+        "raise it with MRC_PLAN_MAX_PARTITIONS_PER_TOPIC=N if this is right",
+        5,
+        21,
+    ),
+    ({"topics": [_topic(min_isr=0)]}, '"min_isr" must be a positive integer', "", 17, 18),
+    ({"topics": [_topic(min_isr=True)]}, '"min_isr" must be a positive integer', "", 17, 18),
+    ({"topics": [_topic(min_isr="2")]}, '"min_isr" must be a positive integer', "", 17, 18),
+    (
+        {"topics": [_topic(placement=...)]},
+        'topic "t" has no "placement" and there is no "default_placement"',
+        "",
+        3,
+        5,
+    ),
+    (
+        {"topics": [_topic(placement="/etc/passwd")]},
+        "placement reference '/etc/passwd' is absolute",
+        "write a path relative to DIR",
+        6,
+        20,
+    ),
+    (
+        {"topics": [_topic(placement="")]},
+        "a placement reference must be a non-empty path without NUL characters",
+        "",
+        6,
+        20,
+    ),
+    (
+        {"default_placement": "missing.json", "topics": [_topic(placement=...)]},
+        "placement file 'missing.json' not found (relative to DIR)",
+        "",
+        2,
+        24,
+    ),
+    # the first problem in file order wins: a refused reference before a later bad count,
+    # a bad count before an earlier invalid policy (whose findings wait for the end)
+    (
+        {"topics": [_topic(placement="/abs"), _topic(name="u", partitions=0)]},
+        "placement reference '/abs' is absolute",
+        "write a path relative to DIR",
+        6,
+        20,
+    ),
+    (
+        {"topics": [_topic(placement={"version": 2}), _topic(name="u", partitions=0)]},
+        'topic "u" needs "partitions": a positive integer',
+        "",
+        12,
+        21,
+    ),
+]
+
+
+@pytest.mark.parametrize(("doc", "message", "hint", "line", "column"), EXACT)
+def test_exact_message_and_position(
+    tmp_path: Path, doc: object, message: str, hint: str, line: int, column: int
+) -> None:
+    path = tmp_path / "topics.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc, indent=2))
+    with pytest.raises(InputError) as err:
+        read_topics(path)
+    assert not isinstance(err.value, InvalidPoliciesError)
+    prefix = f"{path}:{line}:{column}: "
+    assert err.value.message == prefix + message.replace("DIR", str(tmp_path))
+    assert err.value.hint == hint.replace("DIR", str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("doc", "pointer"),
+    [
+        ({"topics": [_topic(placement=None)]}, "/topics/0/placement"),
+        ({"default_placement": None, "topics": [_topic(placement=...)]}, "/default_placement"),
+    ],
+)
+def test_null_placement_is_a_policy_finding(tmp_path: Path, doc: object, pointer: str) -> None:
+    with pytest.raises(InvalidPoliciesError) as err:
+        read_topics(_write(tmp_path, doc))
+    assert [(d.code, d.pointer) for d in err.value.diagnostics] == [("MRC201", pointer)]
+
+
+def test_null_min_isr_is_no_min_isr(tmp_path: Path) -> None:
+    (spec,) = read_topics(_write(tmp_path, {"topics": [_topic(min_isr=None)]}))
+    assert (spec.name, spec.partitions, spec.min_isr) == ("t", 1, None)
+
+
+@pytest.mark.parametrize(("min_isrs", "checks"), [((3, 3), 1), ((3, 4), 2), ((3, None), 1)])
+def test_a_referenced_policy_is_checked_once_per_min_isr(
+    tmp_path: Path, min_isrs: tuple[int | None, ...], checks: int
+) -> None:
+    (tmp_path / "p.json").write_text(json.dumps(POLICY))
+    topics = [
+        _topic(name=f"t{i}", placement="p.json", min_isr=...)
+        | ({} if isr is None else {"min_isr": isr})
+        for i, isr in enumerate(min_isrs)
+    ]
+    with pytest.raises(InvalidPoliciesError) as err:
+        read_topics(_write(tmp_path, {"topics": topics}), CheckContext(min_insync_replicas=3))
+    found = [d.code for d in err.value.diagnostics if d.severity == "error"]
+    assert found == ["MRC501"] * checks
+    assert {d.file for d in err.value.diagnostics} == {str(tmp_path / "p.json")}
