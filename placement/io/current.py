@@ -12,10 +12,8 @@ from pydantic import ValidationError
 from placement.io.describe import SNIFF_BYTES, looks_like_describe, read_describe
 from placement.io.reassignment import read_reassignment
 from placement.io.snapshot import policy_error, read_snapshot, snapshot_policies
-from placement.model.assignment import PartitionAssignment
+from placement.model.assignment import Key, PartitionAssignment
 from placement.model.policy import PlacementPolicy
-
-Key = tuple[str, int]
 
 
 @dataclass(frozen=True)

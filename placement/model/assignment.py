@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+Key = tuple[str, int]  # (topic, partition): how every plan and state is indexed
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class PartitionAssignment:
@@ -20,7 +22,7 @@ class PartitionAssignment:
         return self.replicas[: len(self.replicas) - len(self.observers)]
 
     @property
-    def key(self) -> tuple[str, int]:
+    def key(self) -> Key:
         return (self.topic, self.partition)
 
     def with_broker(self, old: int, new: int) -> PartitionAssignment:

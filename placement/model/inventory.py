@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
+from functools import cached_property
 from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -50,6 +52,20 @@ class Inventory(BaseModel):
 
     brokers: list[Broker]
     controllers: list[Controller] = Field(default_factory=list)
+
+    @cached_property
+    def rack_of(self) -> Mapping[int, str | None]:
+        """broker id -> its rack (None: the broker has no broker.rack)."""
+        return {b.id: b.rack for b in self.brokers}
+
+    def rack_members(self) -> dict[str, list[int]]:
+        """rack -> the ids of its brokers, in inventory order (brokers without a rack are in
+        no rack); a new dict each call, the caller's to change."""
+        out: dict[str, list[int]] = {}
+        for b in self.brokers:
+            if b.rack is not None:
+                out.setdefault(b.rack, []).append(b.id)
+        return out
 
     def brokers_per_rack(self) -> Counter[str]:
         return Counter(b.rack for b in self.brokers if b.rack is not None)

@@ -83,6 +83,17 @@ class PlacementPolicy(_Strict):
         return PromotionPolicy(self.observerPromotionPolicy or PromotionPolicy.UNDER_MIN_ISR)
 
     @property
+    def promotes_observers(self) -> bool:
+        """Whether observers join the ISR by themselves (v2 under-min-isr or
+        under-replicated); v1 and leader-is-observer wait for an operator."""
+        return self.promotion is not PromotionPolicy.LEADER_IS_OBSERVER
+
+    @property
+    def lead_rack(self) -> str:
+        """The rack of the first replica constraint: where the preferred leader sits."""
+        return self.replicas[0].constraints.rack
+
+    @property
     def sync_count(self) -> int:
         return sum(c.count for c in self.replicas)
 

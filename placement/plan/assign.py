@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from placement.errors import UsageError
 from placement.io.current import CurrentState
 from placement.io.inventory import LoadedInventory
-from placement.model.assignment import PartitionAssignment
+from placement.model.assignment import Key, PartitionAssignment
 from placement.model.policy import PlacementPolicy
 from placement.plan.balance import Goal, RackBalance, balance_goals
 from placement.plan.checker import PlanContext, verify_plan
@@ -22,8 +22,6 @@ from placement.solver.core import LeaderStats
 from placement.solver.engine import Options, RackSolve, solve
 from placement.solver.feasibility import check_feasible
 from placement.solver.repair import Request
-
-Key = tuple[str, int]
 
 
 @dataclass(frozen=True)
@@ -169,7 +167,7 @@ def assign(
         inv, in_use, before, plan, drained, drained | excluded, caps, sizes
     )
     added, removed, moved = movement(plan, before, sizes)
-    racks = {b.id: b.rack for b in inv.brokers}
+    racks = inv.rack_of
     used = {b for a in assignments for b in a.replicas}
     return AssignOutcome(
         plan=plan,

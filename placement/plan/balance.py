@@ -9,12 +9,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 
-from placement.model.assignment import PartitionAssignment
+from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
 from placement.solver.capacity import bytes_held
-
-Key = tuple[str, int]
 
 
 @dataclass(frozen=True)
@@ -132,7 +130,7 @@ def balance_goals(
     (drained brokers left out) and preferred leaders per broker of each lead rack (drained
     and excluded left out)."""
     racks = _Racks(inventory, unusable)
-    lead_of = {t: p.replicas[0].constraints.rack for t, p in policies.items()}
+    lead_of = {t: p.lead_rack for t, p in policies.items()}
     t0 = Tally.of(before.values(), lead_of)
     t1 = t0.copy()
     touched: set[tuple[str, str]] = set()

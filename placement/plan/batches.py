@@ -39,9 +39,7 @@ from typing import Any
 from placement.diagnostics.jsonout import report_json
 from placement.errors import UsageError
 from placement.io.reassignment import render_election, render_reassignment
-from placement.model.assignment import PartitionAssignment
-
-Key = tuple[str, int]
+from placement.model.assignment import Key, PartitionAssignment
 
 
 @dataclass(frozen=True)

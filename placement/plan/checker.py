@@ -10,11 +10,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from placement.errors import MrcPlanError
-from placement.model.assignment import PartitionAssignment
+from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
-
-Key = tuple[str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +90,7 @@ def _check_one(
     if {r: tuple(c) for r, c in got.items()} != want:
         shown = {r: tuple(c) for r, c in got.items()}
         yield f"per-rack (sync, observers) {shown} differ from the policy's {want}"
-    first_rack = policy.replicas[0].constraints.rack
+    first_rack = policy.lead_rack
     if rack_of.get(reps[0]) != first_rack:
         yield f"preferred leader {reps[0]} is not in the first replicas rack {first_rack!r}"
 
@@ -100,7 +98,7 @@ def _check_one(
 def check_plan(plan: Iterable[PartitionAssignment], ctx: PlanContext) -> list[PlanProblem]:
     """Every hard constraint (the README's goal order, goal 1; docs/definitions.md, policy
     violations), for every planned partition and the cluster after it."""
-    rack_of: dict[int, str | None] = {b.id: b.rack for b in ctx.inventory.brokers}
+    rack_of = ctx.inventory.rack_of
     problems: list[PlanProblem] = []
     seen: set[Key] = set()
     planned: dict[Key, PartitionAssignment] = {}

@@ -5,12 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from placement.model.diagnostic import Severity
-from placement.model.policy import PlacementPolicy, PromotionPolicy
+from placement.model.policy import PlacementPolicy
 from placement.rules.base import CheckContext, Finding, PolicyRule
-
-
-def _auto_promotes(policy: PlacementPolicy) -> bool:
-    return policy.promotion is not PromotionPolicy.LEADER_IS_OBSERVER and policy.observer_count > 0
 
 
 class MinIsrUnreachable(PolicyRule):
@@ -64,7 +60,11 @@ class MinIsrNoHeadroom(PolicyRule):
 
     def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
         n = ctx.min_insync_replicas
-        if n is not None and n == policy.sync_count and not _auto_promotes(policy):
+        if (
+            n is not None
+            and n == policy.sync_count
+            and not (policy.promotes_observers and policy.observer_count)
+        ):
             why = (
                 "there are no observers to promote"
                 if policy.observer_count == 0

@@ -39,13 +39,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from placement.errors import UsageError
 from placement.model.assignment import PartitionAssignment
 from placement.model.inventory import Inventory
-from placement.model.policy import PlacementPolicy, PromotionPolicy
+from placement.model.policy import PlacementPolicy
 from placement.rules.topology import majority
 
 if TYPE_CHECKING:
     from placement.io.inventory import LoadedInventory
-
-Key = tuple[str, int]
 
 # the unclean partitions the report lists itself; all of them go to --unclean-out
 SAMPLE = 20
@@ -56,14 +54,6 @@ class Outcome(StrEnum):
     PROMOTED = "promoted"
     UNDER_MIN_ISR = "under_min_isr"
     OFFLINE = "offline"
-
-
-def promotes(policy: PlacementPolicy | None) -> bool:
-    """Observers join the ISR by themselves (v2 under-min-isr or under-replicated)."""
-    return policy is not None and policy.promotion in (
-        PromotionPolicy.UNDER_MIN_ISR,
-        PromotionPolicy.UNDER_REPLICATED,
-    )
 
 
 def policy_label(policy: PlacementPolicy | None) -> str:
@@ -297,7 +287,11 @@ def outcomes(
         s = sum(1 for b in a.sync if b not in down)
         obs = tuple(b for b in a.observers if b not in down)
         m = info.min_isr or default_min_isr
-        yield a, classify(s, len(obs), m, promotes(info.policy)), obs
+        yield (
+            a,
+            classify(s, len(obs), m, info.policy is not None and info.policy.promotes_observers),
+            obs,
+        )
 
 
 def simulate(
@@ -386,7 +380,7 @@ def simulate_files(
     from placement.rules.base import CheckContext
 
     inv = inventory.inventory
-    rack_of = {b.id: b.rack for b in inv.brokers}
+    rack_of = inv.rack_of
     failure = Failure.resolve(rack_of, fail_rack, fail_brokers)
     state = read_current(current)
     infos = {

@@ -21,12 +21,10 @@ from dataclasses import dataclass
 from itertools import chain
 
 from placement.errors import MrcPlanError, UsageError
-from placement.model.assignment import PartitionAssignment
+from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
 from placement.solver.feasibility import InfeasibleError
-
-Key = tuple[str, int]
 
 GIB = 2**30
 HINT = "raise --max-disk-usage, add brokers or disks to the rack, or drain or exclude fewer brokers"
@@ -113,7 +111,7 @@ def check_capacity(
     count 0, so the bound only ever proves what is certain.
     """
     drained_set, excluded_set = frozenset(drained), frozenset(excluded)
-    rack_of = {b.id: b.rack for b in inventory.brokers}
+    rack_of = inventory.rack_of
     wants: dict[str, dict[str, tuple[int, int]]] = {}  # per_rack() once per topic
     need: dict[str, int] = {}  # rack -> bytes the policies put there
     distinct: dict[str, int] = {}  # rack -> bytes of the partitions with replicas there
@@ -140,10 +138,7 @@ def check_capacity(
         for b in a.replicas:
             if rack_of.get(b) in per_rack:
                 held[b] = held.get(b, 0) + size
-    members: dict[str, list[int]] = {}
-    for node in sorted(inventory.brokers, key=lambda n: n.id):
-        if node.rack is not None:
-            members.setdefault(node.rack, []).append(node.id)
+    members = {rack: sorted(ids) for rack, ids in inventory.rack_members().items()}
     texts: list[str] = []
     racks: list[str] = []
     concerned: dict[int, tuple[int, int]] = {}

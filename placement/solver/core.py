@@ -28,12 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.graph.python import min_cost_flow
 
-from placement.model.assignment import PartitionAssignment
+from placement.model.assignment import Key, PartitionAssignment
 from placement.model.policy import PlacementPolicy
 from placement.solver.flow import Item, RackFlow, Targets, water_level
 from placement.solver.repair import Request
-
-Key = tuple[str, int]
 
 # --rebalance: a broker above its floor offers the flow this many of its partitions per
 # replica above the floor, plus a few: enough choice for the topics, a bounded network
@@ -61,11 +59,8 @@ class _Cluster:
     """Who is where: racks, the brokers that may keep and may receive replicas."""
 
     def __init__(self, req: Request) -> None:
-        self.rack_of = {b.id: b.rack for b in req.inventory.brokers}
-        self.members: dict[str, list[int]] = {}
-        for node in req.inventory.brokers:
-            if node.rack is not None:
-                self.members.setdefault(node.rack, []).append(node.id)
+        self.rack_of = req.inventory.rack_of
+        self.members = req.inventory.rack_members()
         self.usable = {b for b, r in self.rack_of.items() if r is not None} - set(req.drained)
         self.receivers = {
             rack: tuple(sorted(b for b in ids if b in self.usable and b not in req.excluded))
@@ -76,10 +71,6 @@ class _Cluster:
         return [
             b for b in dict.fromkeys(a.replicas) if self.rack_of.get(b) == rack and b in self.usable
         ]
-
-
-def _lead_rack(policy: PlacementPolicy) -> str:
-    return policy.replicas[0].constraints.rack
 
 
 def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreResult:
@@ -405,7 +396,7 @@ class _Expected:
         per_rack = policy.per_rack()
         sync = tuple(sorted(r for r, (s, _) in per_rack.items() for _ in range(s)))
         obs = tuple(sorted(r for r, (_, o) in per_rack.items() for _ in range(o)))
-        return cls(_lead_rack(policy), sync, obs, per_rack)
+        return cls(policy.lead_rack, sync, obs, per_rack)
 
     def met(self, reps: tuple[int, ...], observers: tuple[int, ...], at: list[str | None]) -> bool:
         """Whether a partition already meets the policy: leader in the lead rack, no
@@ -520,7 +511,7 @@ def _roles(
             order = sorted(was_sync, key=lambda b: b != lead) + was_obs + new
         sync.extend(order[:s])
         observers.extend(sorted(order[s:], key=lambda b: (b not in old_obs, b)))
-    lead_rack = _lead_rack(policy)
+    lead_rack = policy.lead_rack
     leader = old.replicas[0] if old.replicas else None
     if leader not in sync or leader not in racks[lead_rack]:
         leader = next(b for b in sync if b in racks[lead_rack])
@@ -667,12 +658,12 @@ def _choose_leaders(
     forced: set[Key] = set()
     for key in touched:
         old_leader = before[key].replicas[0]
-        lead_rack = _lead_rack(policies[key[0]])
+        lead_rack = policies[key[0]].lead_rack
         if old_leader not in after[key].sync or c.rack_of.get(old_leader) != lead_rack:
             forced.add(key)
     by_rack: dict[str, list[Key]] = {}
     for key in sorted(after) if balance_leaders else sorted(forced):
-        by_rack.setdefault(_lead_rack(policies[key[0]]), []).append(key)
+        by_rack.setdefault(policies[key[0]].lead_rack, []).append(key)
     bound = 0
     uneven: list[str] = []
     for rack, keys in sorted(by_rack.items()):
@@ -705,7 +696,7 @@ def _rack_leaders(
     for key, a in after.items():
         if key in movable or not a.replicas:
             continue
-        if a.replicas[0] in weight and _lead_rack(req.policies[key[0]]) == rack:
+        if a.replicas[0] in weight and req.policies[key[0]].lead_rack == rack:
             weight[a.replicas[0]] += 1
     kept = dict(weight)
     cands: list[list[int]] = []

@@ -15,15 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from placement.errors import NoSolutionError
-from placement.model.assignment import PartitionAssignment
+from placement.model.assignment import Key, PartitionAssignment
 from placement.solver.capacity import enforce_capacity
 from placement.solver.core import LeaderStats, choose_leaders, plan_core
 from placement.solver.cpsat import RackProblem, SolveParams, SolveResult, solve_rack
 from placement.solver.fresh import plan_fresh
 from placement.solver.rebalance import RackGoal, rebalance
 from placement.solver.repair import Request, lower_bound
-
-Key = tuple[str, int]
 
 # CP-SAT takes a rack only up to this many partition x broker booleans: measured here, a
 # model this size with a balanced hint solves in seconds; beyond it the fast path stands
@@ -89,7 +87,7 @@ def _rack_problem(
     before: Mapping[Key, PartitionAssignment],
 ) -> tuple[RackProblem, list[Key]]:
     """The rack's part of the rebalance, every partition with replicas there included."""
-    rack_of = {b.id: b.rack for b in req.inventory.brokers}
+    rack_of = req.inventory.rack_of
     eligible = set(goal.brokers)
     keys: list[Key] = []
     need: list[int] = []
@@ -188,7 +186,7 @@ def solve(req: Request, options: Options) -> Solution:
         engine += f" + rebalance by bytes (cap: rack mean + {options.tolerance:.0%})"
     capacity_moved = None
     if req.caps and req.sizes:
-        rack_of = {b.id: b.rack for b in req.inventory.brokers}
+        rack_of = req.inventory.rack_of
         receivers = {g.rack: g.brokers for g in goals}
         capacity_moved = enforce_capacity(
             after, before, rack_of, req.caps, req.sizes, receivers, fixed=req.fixed_bytes
@@ -212,7 +210,7 @@ def _exact_racks(
     params: SolveParams,
 ) -> list[RackSolve]:
     """CP-SAT on every rack the fast path left above its bound or uneven, if small enough."""
-    rack_of = {b.id: b.rack for b in req.inventory.brokers}
+    rack_of = req.inventory.rack_of
     load, adds = _load_and_adds(after, before)
     out = []
     for goal in goals:

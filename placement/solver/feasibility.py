@@ -86,11 +86,8 @@ def check_feasible(
     can count the excluded brokers that already hold it.
     """
     drained_set, excluded_set = set(drained), set(excluded)
-    members: dict[str, list[int]] = {}
-    for b in inventory.brokers:
-        if b.rack is not None:
-            members.setdefault(b.rack, []).append(b.id)
-    rack_of = {b.id: b.rack for b in inventory.brokers}
+    members = inventory.rack_members()
+    rack_of = inventory.rack_of
     # per topic and rack: the fewest excluded brokers (which keep what they hold) that any
     # partition of the topic can count on; a topic with no current partitions counts none
     held: dict[str, list[dict[str, int]]] = {}

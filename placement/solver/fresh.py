@@ -80,7 +80,7 @@ def plan_fresh(
     def lay_order(topic: str, rack: str) -> tuple[bool, int]:
         # led from here first; among those the widest windows (most choice of leader)
         # first, so the one-replica windows, whose leader is forced, come last in one run
-        leads = policies[topic].replicas[0].constraints.rack == rack
+        leads = policies[topic].lead_rack == rack
         return (not leads, -sum(policies[topic].per_rack()[rack]) if leads else 0)
 
     windows: dict[str, dict[str, list[list[int]]]] = {t: {} for t in topics}
@@ -99,11 +99,11 @@ def plan_fresh(
 
     # leaders: greedy fewest-so-far within the lead rack's window, then leveled per rack
     leaders: dict[str, list[int]] = {}
-    for lead_rack in sorted({policies[t].replicas[0].constraints.rack for t in topics}):
+    for lead_rack in sorted({policies[t].lead_rack for t in topics}):
         load = dict.fromkeys(ring[lead_rack].tolist(), 0)
         at: list[int] = []
         cands: list[list[int]] = []
-        mine = [t for t in topics if policies[t].replicas[0].constraints.rack == lead_rack]
+        mine = [t for t in topics if policies[t].lead_rack == lead_rack]
         for topic in mine:
             for window in windows[topic][lead_rack]:
                 b = min(window, key=load.__getitem__)
@@ -119,7 +119,7 @@ def plan_fresh(
     plan: list[PartitionAssignment] = []
     for topic in topics:
         per_rack = policies[topic].per_rack()
-        lead_rack = policies[topic].replicas[0].constraints.rack
+        lead_rack = policies[topic].lead_rack
         for p in range(counts[topic]):
             leader = leaders[topic][p]
             sync: list[int] = []

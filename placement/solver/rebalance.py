@@ -17,9 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from placement.model.assignment import PartitionAssignment
-
-Key = tuple[str, int]
+from placement.model.assignment import Key, PartitionAssignment
 
 
 @dataclass(frozen=True)

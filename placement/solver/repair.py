@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from placement.model.assignment import PartitionAssignment
+from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
-
-Key = tuple[str, int]
 
 
 @dataclass(frozen=True)
