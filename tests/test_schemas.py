@@ -7,7 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
+from placement.errors import InputError
+from placement.model.topics import TopicsFile
+from placement.plan.topics import read_topics
 from placement.rules.base import CheckContext
 from placement.rules.validate import validate_json_bytes
 from placement.schemas import SCHEMAS, render_schema, schema_filename
@@ -114,3 +118,139 @@ def test_schema_agrees_with_the_validator(jsonschema: Any, doc: Any, valid: bool
     assert (not shape_errors) is valid, shape_errors
     errors = list(jsonschema.Draft202012Validator(load_schema("placement")).iter_errors(doc))
     assert (not errors) is valid, [e.message for e in errors]
+
+
+# -- the topics file ----------------------------------------------------------------------
+
+TOPICS_FILES = sorted(
+    p for d in (EXAMPLES, REPO / "tests" / "fixtures") for p in d.rglob("*topics*.json")
+)
+POLICY = {"version": 2, "replicas": [_entry(2)]}
+
+
+def _topic(**members: Any) -> dict[str, Any]:
+    """A topic entry; a member given as ... is left out."""
+    entry: dict[str, Any] = {"name": "orders", "partitions": 3, "placement": POLICY}
+    entry.update(members)
+    return {k: v for k, v in entry.items() if v is not ...}
+
+
+def test_there_are_topics_files_to_check() -> None:
+    assert EXAMPLES / "topics.json" in TOPICS_FILES
+
+
+@pytest.mark.parametrize("path", TOPICS_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_topics_files_match_the_schema_and_the_model(jsonschema: Any, path: Path) -> None:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    jsonschema.validate(doc, load_schema("topics"))
+    assert [t.name for t in TopicsFile.model_validate(doc).topics] == [
+        t["name"] for t in doc["topics"]
+    ]
+
+
+# Topics files on which the schema, the model and read_topics agree. A reference names
+# p.json, which holds POLICY, next to the topics file. Not included: a name ending in a
+# newline, which the jsonschema package lets through (it matches "pattern" with Python's
+# re, where $ also matches before a final newline; ECMA-262, as the draft asks, does not).
+TOPICS_AGREEMENT = [
+    ({"topics": [_topic()]}, True),
+    ({"topics": [_topic(placement="p.json", min_isr=1)]}, True),
+    ({"topics": [_topic(min_isr=None)]}, True),
+    (
+        {"default_placement": POLICY, "topics": [_topic(placement=...), _topic(name="a.b_c-1")]},
+        True,
+    ),
+    ({"default_placement": "p.json", "topics": [_topic(placement=..., name="x" * 249)]}, True),
+    ([], False),
+    ({}, False),
+    ({"topics": None}, False),
+    ({"topics": []}, False),
+    ({"topics": {}}, False),
+    ({"topics": [1]}, False),
+    ({"topics": [_topic()], "default": POLICY}, False),
+    ({"topics": [_topic(partition=3)]}, False),
+    ({"topics": [_topic(name=...)]}, False),
+    ({"topics": [_topic(name="")]}, False),
+    ({"topics": [_topic(name=5)]}, False),
+    ({"topics": [_topic(name=".")]}, False),
+    ({"topics": [_topic(name="..")]}, False),
+    ({"topics": [_topic(name="orders eu")]}, False),
+    ({"topics": [_topic(name="zürich")]}, False),
+    ({"topics": [_topic(name="x" * 250)]}, False),
+    ({"topics": [_topic(partitions=...)]}, False),
+    ({"topics": [_topic(partitions=0)]}, False),
+    ({"topics": [_topic(partitions=-1)]}, False),
+    ({"topics": [_topic(partitions="3")]}, False),
+    ({"topics": [_topic(partitions=True)]}, False),
+    ({"topics": [_topic(partitions=1.5)]}, False),
+    ({"topics": [_topic(min_isr=0)]}, False),
+    ({"topics": [_topic(min_isr="2")]}, False),
+    ({"topics": [_topic(min_isr=True)]}, False),
+    ({"topics": [_topic(placement=...)]}, False),
+    ({"topics": [_topic(placement=None)]}, False),
+    ({"topics": [_topic(placement="")]}, False),
+    ({"topics": [_topic(placement=3)]}, False),
+    ({"topics": [_topic(placement={"version": 3, "replicas": [_entry()]})]}, False),
+    ({"topics": [_topic(placement={**POLICY, "observer": []})]}, False),
+    ({"default_placement": None, "topics": [_topic(placement=...)]}, False),
+]
+
+
+def _write_topics(directory: Path, doc: Any) -> Path:
+    (directory / "p.json").write_text(json.dumps(POLICY), encoding="utf-8")
+    path = directory / "topics.json"
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return path
+
+
+def _read_topics_accepts(directory: Path, doc: Any) -> bool:
+    try:
+        read_topics(_write_topics(directory, doc))
+    except InputError:
+        return False
+    return True
+
+
+def _model_accepts(doc: Any) -> bool:
+    try:
+        TopicsFile.model_validate(doc)
+    except ValidationError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("doc", "valid"), TOPICS_AGREEMENT, ids=[json.dumps(d)[:80] for d, _ in TOPICS_AGREEMENT]
+)
+def test_topics_schema_model_and_reader_agree(
+    jsonschema: Any, tmp_path: Path, doc: Any, valid: bool
+) -> None:
+    errors = list(jsonschema.Draft202012Validator(load_schema("topics")).iter_errors(doc))
+    assert (not errors) is valid, [e.message for e in errors]
+    assert _model_accepts(doc) is valid
+    assert _read_topics_accepts(tmp_path, doc) is valid
+
+
+# What only the reader (or the reader and the model) can tell, as the model's docstring
+# lists: (document, the model accepts it, message read_topics gives)
+READER_ONLY = [
+    ({"topics": [_topic(), _topic()]}, False, "listed twice"),
+    ({"topics": [_topic(partitions=2.0)]}, False, "a positive integer"),
+    ({"topics": [_topic(placement="/etc/passwd")]}, True, "is absolute"),
+    ({"topics": [_topic(placement="../p.json")]}, True, "leads outside"),
+    ({"topics": [_topic(placement="missing.json")]}, True, "not found"),
+    ({"topics": [_topic(partitions=1_000_001)]}, True, "above the cap"),
+    ({"topics": [_topic(min_isr=3)]}, True, "placement error"),  # MRC501: 2 sync replicas
+]
+
+
+@pytest.mark.parametrize(
+    ("doc", "model", "message"), READER_ONLY, ids=[m for _, _, m in READER_ONLY]
+)
+def test_what_only_the_reader_refuses(
+    jsonschema: Any, tmp_path: Path, doc: Any, model: bool, message: str
+) -> None:
+    jsonschema.validate(doc, load_schema("topics"))
+    assert _model_accepts(doc) is model
+    with pytest.raises(InputError, match=message):
+        read_topics(_write_topics(tmp_path, doc))
