@@ -11,11 +11,13 @@ import sys
 try:  # Ctrl-C while these load (most of the first 0.1 s): no traceback either
     from enum import StrEnum
     from pathlib import Path
-    from typing import Annotated, TextIO
+    from typing import TYPE_CHECKING, Annotated, TextIO
 
     import typer
 
+    from placement.diagnostics.reporters import REPORTERS
     from placement.errors import MrcPlanError
+    from placement.schemas import SCHEMAS
 
     from . import assign, plan, score, simulate, snapshot
     from .errors import (
@@ -33,6 +35,9 @@ try:  # Ctrl-C while these load (most of the first 0.1 s): no traceback either
 except KeyboardInterrupt:
     sys.stderr.write("interrupted\n")
     raise SystemExit(130) from None
+
+if TYPE_CHECKING:
+    from placement.model.diagnostic import ValidationReport
 
 app = typer.Typer(
     name="mrc-plan",
@@ -55,13 +60,12 @@ app.command("simulate")(simulate.simulate)
 app.add_typer(score.cluster_app, name="spark-local-cluster")
 
 
-class Format(StrEnum):
-    AUTO = "auto"
-    TEXT = "text"
-    JSON = "json"
-    GITHUB = "github"
-    SARIF = "sarif"
-    JUNIT = "junit"
+# The choices of `validate --format` and `schema NAME` come from the library's registries:
+# adding a reporter or a schema there is the only step. Members are named by their values;
+# mypy cannot list members computed at run time, hence the ignores.
+# --format: the reporters, after the two the CLI adds (auto picks one, text is rendered here)
+Format = StrEnum("Format", [(n, n) for n in ("auto", "text", *REPORTERS)])  # type: ignore[misc]
+SchemaName = StrEnum("SchemaName", [(n, n) for n in SCHEMAS])  # type: ignore[misc]
 
 
 def _version(value: bool) -> None:
@@ -88,66 +92,74 @@ def _color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
+PathsArg = Annotated[
+    list[Path],
+    typer.Argument(
+        help="Placement .json files, server.properties files, or directories to search.",
+        show_default=False,
+    ),
+]
+InventoryOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Broker inventory (JSON, CSV, or a directory of server.properties): checks racks "
+        "exist and have enough brokers."
+    ),
+]
+MinIsrOpt = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        max=2**31 - 1,  # an int in Kafka
+        help="The topic's min.insync.replicas: enables the resilience checks.",
+    ),
+]
+IbpOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="The cluster's inter.broker.protocol.version, e.g. 3.2 or 3.3-IV3 (below 3.3, a "
+        "rack may not hold both replicas and observers); a Confluent Platform version such "
+        "as 7.2 is refused with the Kafka version it ships. Default: newest behaviour."
+    ),
+]
+FormatOpt = Annotated[
+    Format, typer.Option("--format", help="auto = github under GitHub Actions, else text.")
+]
+OutputOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--output", "-o", help="Write the report to this file (atomically) instead of stdout."
+    ),
+]
+StrictOpt = Annotated[bool, typer.Option(help="Warnings fail too.")]
+ExitZeroOpt = Annotated[
+    bool, typer.Option(help="Exit 0 even when there are findings (reports still show them).")
+]
+
+
 @app.command()
 @handle_errors
 def validate(
-    paths: Annotated[
-        list[Path],
-        typer.Argument(
-            help="Placement .json files, server.properties files, or directories to search.",
-            show_default=False,
-        ),
-    ],
-    inventory: Annotated[
-        Path | None,
-        typer.Option(
-            help="Broker inventory (JSON, CSV, or a directory of server.properties): checks racks "
-            "exist and have enough brokers."
-        ),
-    ] = None,
-    min_insync_replicas: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            max=2**31 - 1,  # an int in Kafka
-            help="The topic's min.insync.replicas: enables the resilience checks.",
-        ),
-    ] = None,
-    ibp: Annotated[
-        str | None,
-        typer.Option(
-            help="The cluster's inter.broker.protocol.version, e.g. 3.2 or 3.3-IV3 (below 3.3, a "
-            "rack may not hold both replicas and observers); a Confluent Platform version such "
-            "as 7.2 is refused with the Kafka version it ships. Default: newest behaviour."
-        ),
-    ] = None,
-    fmt: Annotated[
-        Format, typer.Option("--format", help="auto = github under GitHub Actions, else text.")
-    ] = Format.AUTO,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output", "-o", help="Write the report to this file (atomically) instead of stdout."
-        ),
-    ] = None,
-    strict: Annotated[bool, typer.Option(help="Warnings fail too.")] = False,
-    exit_zero: Annotated[
-        bool, typer.Option(help="Exit 0 even when there are findings (reports still show them).")
-    ] = False,
+    paths: PathsArg,
+    inventory: InventoryOpt = None,
+    min_insync_replicas: MinIsrOpt = None,
+    ibp: IbpOpt = None,
+    fmt: FormatOpt = Format("auto"),
+    output: OutputOpt = None,
+    strict: StrictOpt = False,
+    exit_zero: ExitZeroOpt = False,
 ) -> None:
     """Check placement policies offline: syntax, schema, semantics, inventory, resilience.
 
     Exits 1 when any file has an error (or a warning with --strict), 0 otherwise.
     """
     from placement import __version__
-    from placement.diagnostics.reporters import REPORTERS, Reporter
     from placement.io.inventory import load_inventory
     from placement.io.outputs import Outputs
-    from placement.model.diagnostic import ValidationReport, build_report
+    from placement.model.diagnostic import build_report
     from placement.rules.validate import ValidateOptions, parse_ibp, validate_paths
 
     from .outputs import report as report_outputs
-    from .render import render_text
 
     outputs = Outputs.of([*(("PATHS", p) for p in paths), ("--inventory", inventory)])
     output_file = outputs.add("--output", output) if output is not None else None
@@ -158,15 +170,7 @@ def validate(
     )
     findings = validate_paths(paths, options)
     report = build_report(findings, strict=strict, tool_version=__version__)
-    if fmt is Format.AUTO:
-        fmt = Format.GITHUB if os.environ.get("GITHUB_ACTIONS") == "true" else Format.TEXT
-    color = _color() and output is None
-
-    def text(r: ValidationReport) -> str:
-        return render_text(r, color=color)
-
-    reporters: dict[str, Reporter] = {**REPORTERS, "text": text}
-    rendered = reporters[fmt.value](report)
+    rendered = _render_report(report, fmt, color=_color() and output is None)
     if output_file is not None:
         with outputs:
             output_file.write(rendered)
@@ -174,6 +178,22 @@ def validate(
     else:
         sys.stdout.write(rendered)
     raise typer.Exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
+
+
+def _render_report(report: ValidationReport, fmt: Format, *, color: bool) -> str:
+    """The report in ``fmt``: a reporter of the library, or text (rich) from here."""
+    from placement.diagnostics.reporters import Reporter
+
+    from .render import render_text
+
+    if fmt.value == "auto":
+        fmt = Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+
+    def text(r: ValidationReport) -> str:
+        return render_text(r, color=color)
+
+    reporters: dict[str, Reporter] = {**REPORTERS, "text": text}
+    return reporters[fmt.value](report)
 
 
 @app.command()
@@ -211,14 +231,6 @@ def rules(
     console.print(rule.doc(), markup=False)
 
 
-class SchemaName(StrEnum):
-    PLACEMENT = "placement"
-    INVENTORY = "inventory"
-    DIAGNOSTICS = "diagnostics"
-    SCORE_REPORT = "score-report"
-    SIMULATE_REPORT = "simulate-report"
-
-
 @app.command()
 @handle_errors
 def schema(
@@ -231,7 +243,7 @@ def schema(
     """Print the JSON Schema of a placement policy, an inventory or the validate report."""
     from placement.errors import UsageError
     from placement.io.outputs import Outputs
-    from placement.schemas import SCHEMAS, render_schema, schema_filename
+    from placement.schemas import render_schema, schema_filename
 
     from .outputs import report
 
@@ -244,9 +256,8 @@ def schema(
             report(outputs, outputs.commit())
         return
     if name is None:
-        raise UsageError(
-            "name a schema: placement, inventory, diagnostics, score-report or simulate-report"
-        )
+        *others, last = SCHEMAS
+        raise UsageError(f"name a schema: {', '.join(others)} or {last}")
     sys.stdout.write(render_schema(name.value))
 
 

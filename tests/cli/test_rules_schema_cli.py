@@ -11,7 +11,8 @@ import pytest
 from typer.testing import Result
 
 import placement
-from mrc_plan_cli.main import SchemaName
+from mrc_plan_cli.main import Format, SchemaName
+from placement.diagnostics.reporters import REPORTERS
 from placement.rules.registry import ALL_RULES
 from placement.schemas import SCHEMAS, render_schema, schema_filename
 
@@ -94,14 +95,35 @@ def test_schema_prints_the_checked_in_file(cli: Cli, name: str) -> None:
 
 
 def test_schema_names_match_the_library() -> None:
-    assert set(SCHEMAS) == {
+    assert list(SCHEMAS) == [
         "placement",
         "inventory",
+        "topics",
         "diagnostics",
         "score-report",
         "simulate-report",
-    }
-    assert {n.value for n in SchemaName} == set(SCHEMAS)
+    ]
+
+
+def test_cli_choices_are_the_registries() -> None:
+    """Adding a schema or a reporter to the library is the only step: the CLI offers it,
+    in the registry's order (the order --help and the error messages list them in)."""
+    assert [n.value for n in SchemaName] == list(SCHEMAS)
+    assert [f.value for f in Format] == ["auto", "text", *REPORTERS]
+
+
+@pytest.mark.parametrize("name", list(SCHEMAS))
+def test_schema_accepts_every_registered_name(cli: Cli, name: str) -> None:
+    result = cli(["schema", name])
+    assert result.exit_code == 0
+    assert result.stdout == render_schema(name)
+
+
+@pytest.mark.parametrize("fmt", list(REPORTERS))
+def test_validate_accepts_every_registered_reporter(cli: Cli, fmt: str) -> None:
+    result = cli(["validate", "--format", fmt, REPO / "examples" / "placement"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout
 
 
 def test_schema_write(cli: Cli, tmp_path: Path) -> None:
@@ -119,7 +141,8 @@ def test_schema_without_a_name_is_a_usage_error(cli: Cli) -> None:
     result = cli(["schema"])
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert "error: name a schema" in result.stderr
+    *others, last = SCHEMAS
+    assert f"error: name a schema: {', '.join(others)} or {last}\n" in result.stderr
 
 
 def test_schema_unknown_name_is_a_usage_error(cli: Cli) -> None:
