@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 import typer
 
@@ -13,8 +13,23 @@ from .assign import RootOption
 from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
+    from placement.io.inventory import LoadedInventory
     from placement.io.outputs import Outcome, Output, Outputs
     from placement.simulate.failure import SimulateReport
+
+    # the report, how many partitions went to --unclean-out (None: not asked), the outputs
+    Run = tuple[SimulateReport, int | None, list[Outcome]]
+
+
+class FailureArgs(TypedDict):
+    """What fails and after which plan: the same arguments for either path."""
+
+    fail_rack: str | None
+    fail_brokers: list[int] | None
+    plan: Path | None
+    default_min_isr: int
 
 
 class SimFormat(StrEnum):
@@ -33,71 +48,82 @@ UNCLEAN_WARNING = (
     "--path-to-json-file {path}"
 )
 
+FailRackOpt = Annotated[
+    str | None, typer.Option(help="Take every broker of this rack down.", show_default=False)
+]
+FailBrokersOpt = Annotated[
+    str | None,
+    typer.Option(help="Take these brokers down: ids separated by commas.", show_default=False),
+]
+SnapshotOpt = Annotated[
+    Path | None,
+    typer.Option(help="Snapshot directory: runs on the Spark stage.", show_default=False),
+]
+CurrentOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Current assignment (reassignment JSON, kafka-topics --describe output, or a "
+        "snapshot directory): runs in-process; needs --inventory.",
+        show_default=False,
+    ),
+]
+InventoryOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Broker inventory: the racks of the brokers (with --current) and the KRaft "
+        "controllers (the quorum check, with either input).",
+        show_default=False,
+    ),
+]
+TopicsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Topics file with each topic's policy and min_isr (with --current; "
+        "default: the configs in the describe output or snapshot).",
+        show_default=False,
+    ),
+]
+PlanOpt = Annotated[
+    Path | None,
+    typer.Option(help="Apply this reassignment JSON first.", show_default=False),
+]
+DefaultMinIsrOpt = Annotated[
+    int,
+    typer.Option(min=1, max=2**31 - 1, help="min.insync.replicas for topics that set none."),
+]
+UncleanOutOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Write the partitions that only an unclean election onto an observer can "
+        "bring back, as kafka-leader-election --path-to-json-file input.",
+        show_default=False,
+    ),
+]
+MasterOpt = Annotated[
+    str | None,
+    typer.Option(help="Spark master for --snapshot (default as for score).", show_default=False),
+]
+FormatOpt = Annotated[SimFormat, typer.Option(help="text (tables) or json.")]
+ExitZeroOpt = Annotated[
+    bool, typer.Option(help="Exit 0 even when partitions go offline or under min ISR.")
+]
+
 
 @handle_errors
 def simulate(
-    fail_rack: Annotated[
-        str | None, typer.Option(help="Take every broker of this rack down.", show_default=False)
-    ] = None,
-    fail_brokers: Annotated[
-        str | None,
-        typer.Option(help="Take these brokers down: ids separated by commas.", show_default=False),
-    ] = None,
-    snapshot: Annotated[
-        Path | None,
-        typer.Option(help="Snapshot directory: runs on the Spark stage.", show_default=False),
-    ] = None,
-    current: Annotated[
-        Path | None,
-        typer.Option(
-            help="Current assignment (reassignment JSON, kafka-topics --describe output, or a "
-            "snapshot directory): runs in-process; needs --inventory.",
-            show_default=False,
-        ),
-    ] = None,
-    inventory: Annotated[
-        Path | None,
-        typer.Option(
-            help="Broker inventory: the racks of the brokers (with --current) and the KRaft "
-            "controllers (the quorum check, with either input).",
-            show_default=False,
-        ),
-    ] = None,
-    topics: Annotated[
-        Path | None,
-        typer.Option(
-            help="Topics file with each topic's policy and min_isr (with --current; "
-            "default: the configs in the describe output or snapshot).",
-            show_default=False,
-        ),
-    ] = None,
+    fail_rack: FailRackOpt = None,
+    fail_brokers: FailBrokersOpt = None,
+    snapshot: SnapshotOpt = None,
+    current: CurrentOpt = None,
+    inventory: InventoryOpt = None,
+    topics: TopicsOpt = None,
     root: RootOption = None,
-    plan: Annotated[
-        Path | None,
-        typer.Option(help="Apply this reassignment JSON first.", show_default=False),
-    ] = None,
-    default_min_isr: Annotated[
-        int,
-        typer.Option(min=1, max=2**31 - 1, help="min.insync.replicas for topics that set none."),
-    ] = 1,
-    unclean_out: Annotated[
-        Path | None,
-        typer.Option(
-            help="Write the partitions that only an unclean election onto an observer can "
-            "bring back, as kafka-leader-election --path-to-json-file input.",
-            show_default=False,
-        ),
-    ] = None,
-    master: Annotated[
-        str | None,
-        typer.Option(
-            help="Spark master for --snapshot (default as for score).", show_default=False
-        ),
-    ] = None,
-    format: Annotated[SimFormat, typer.Option(help="text (tables) or json.")] = SimFormat.TEXT,
-    exit_zero: Annotated[
-        bool, typer.Option(help="Exit 0 even when partitions go offline or under min ISR.")
-    ] = False,
+    plan: PlanOpt = None,
+    default_min_isr: DefaultMinIsrOpt = 1,
+    unclean_out: UncleanOutOpt = None,
+    master: MasterOpt = None,
+    format: FormatOpt = SimFormat.TEXT,
+    exit_zero: ExitZeroOpt = False,
 ) -> None:
     """Apply a rack or broker failure to every partition (after --plan, when given).
 
@@ -111,12 +137,40 @@ def simulate(
     """
     from rich.console import Console
 
-    from placement.diagnostics.jsonout import report_json
-    from placement.errors import UsageError
     from placement.io.inventory import load_inventory
-    from placement.simulate.failure import parse_ids
 
-    from .render import cell, safe  # names and paths: escaped, no markup
+    ids = _failure_flags(fail_rack, fail_brokers, snapshot, current, root, topics)
+    outputs, unclean_file = _outputs(unclean_out, snapshot, current, inventory, topics, plan)
+    loaded = load_inventory(inventory) if inventory is not None else None
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    failure = FailureArgs(
+        fail_rack=fail_rack, fail_brokers=ids, plan=plan, default_min_isr=default_min_isr
+    )
+    if snapshot is not None:
+        run = _on_spark(snapshot, topics, master, loaded, outputs, unclean_file, err, failure)
+    else:
+        assert current is not None  # _failure_flags: one of the two
+        run = _in_process(current, topics, root, loaded, outputs, unclean_file, failure)
+    report, written, outcomes = run
+    _show(report, format, err)
+    if written is not None:
+        _say_unclean(err, outputs, outcomes, written, unclean_out)
+    lost_quorum = report.quorum is not None and not report.quorum.kept
+    failed = report.writes_fail > 0 or lost_quorum
+    raise typer.Exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
+
+
+def _failure_flags(
+    fail_rack: str | None,
+    fail_brokers: str | None,
+    snapshot: Path | None,
+    current: Path | None,
+    root: Path | None,
+    topics: Path | None,
+) -> list[int] | None:
+    """One cluster and one failure; --root only with --topics. The ids of --fail-brokers."""
+    from placement.errors import UsageError
+    from placement.simulate.failure import parse_ids
 
     ids = parse_ids(fail_brokers) if fail_brokers is not None else None
     if (snapshot is None) == (current is None):
@@ -125,52 +179,72 @@ def simulate(
         raise UsageError("name one failure: --fail-rack NAME or --fail-brokers IDS")
     if root is not None and topics is None:
         raise UsageError("--root goes with --topics: the directory its placement files are in")
-    outputs, unclean_file = _outputs(unclean_out, snapshot, current, inventory, topics, plan)
-    loaded = load_inventory(inventory) if inventory is not None else None
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    written: int | None
-    if snapshot is not None:
-        if topics is not None:
-            raise UsageError(
-                "--topics goes with --current; a snapshot carries its topics' policies"
-            )
-        from placement.score.simulate import run_simulate
+    return ids
 
-        with outputs, err.status("simulating") as status:
-            report, written = run_simulate(
-                snapshot,
-                fail_rack=fail_rack,
-                fail_brokers=ids,
-                plan=plan,
-                master=master,
-                default_min_isr=default_min_isr,
-                inventory=loaded.inventory if loaded else None,
-                unclean_out=unclean_file.staged() if unclean_file else None,
-                progress=lambda stage: status.update(stage),
-            )
-            outcomes = _commit(outputs, unclean_file, written)
-    elif current is not None:
-        if loaded is None:
-            raise UsageError("--current needs --inventory: the racks of the brokers")
-        from placement.io.reassignment import write_election_stream
-        from placement.simulate.failure import simulate_files
 
-        report, unclean = simulate_files(
-            current,
-            loaded,
-            topics=topics,
-            refs_root=root,
-            plan=plan,
-            fail_rack=fail_rack,
-            fail_brokers=ids,
-            default_min_isr=default_min_isr,
+def _on_spark(
+    snapshot: Path,
+    topics: Path | None,
+    master: str | None,
+    loaded: LoadedInventory | None,
+    outputs: Outputs,
+    unclean: Output | None,
+    err: Console,
+    failure: FailureArgs,
+) -> Run:
+    """--snapshot: the failure on the Spark stage, its stage shown while it runs."""
+    from placement.errors import UsageError
+
+    if topics is not None:
+        raise UsageError("--topics goes with --current; a snapshot carries its topics' policies")
+    from placement.score.simulate import run_simulate
+
+    with outputs, err.status("simulating") as status:
+        report, written = run_simulate(
+            snapshot,
+            master=master,
+            inventory=loaded.inventory if loaded else None,
+            unclean_out=unclean.staged() if unclean else None,
+            progress=lambda stage: status.update(stage),
+            **failure,
         )
-        written = None
-        with outputs:
-            if unclean_file is not None:
-                keys = ((u.topic, u.partition) for u in unclean)
-                written = write_election_stream(unclean_file.staged(), keys)
-            outcomes = _commit(outputs, unclean_file, written)
+        outcomes = _commit(outputs, unclean, written)
+    return report, written, outcomes
+
+
+def _in_process(
+    current: Path,
+    topics: Path | None,
+    root: Path | None,
+    loaded: LoadedInventory | None,
+    outputs: Outputs,
+    unclean: Output | None,
+    failure: FailureArgs,
+) -> Run:
+    """--current: the failure in process; the unclean partitions streamed to the file."""
+    from placement.errors import UsageError
+
+    if loaded is None:
+        raise UsageError("--current needs --inventory: the racks of the brokers")
+    from placement.io.reassignment import write_election_stream
+    from placement.simulate.failure import simulate_files
+
+    report, partitions = simulate_files(current, loaded, topics=topics, refs_root=root, **failure)
+    written = None
+    with outputs:
+        if unclean is not None:
+            keys = ((u.topic, u.partition) for u in partitions)
+            written = write_election_stream(unclean.staged(), keys)
+        outcomes = _commit(outputs, unclean, written)
+    return report, written, outcomes
+
+
+def _show(report: SimulateReport, format: SimFormat, err: Console) -> None:
+    """The report on stdout, after any assumption it rests on on stderr."""
+    from placement.diagnostics.jsonout import report_json
+
+    from .render import cell  # names: escaped, no markup
+
     unknown_rack = report.unknown_rack_note()
     if unknown_rack is not None:  # an assumption the numbers rest on: said, not hidden
         err.print(cell(unknown_rack))
@@ -178,19 +252,23 @@ def simulate(
         sys.stdout.write(report_json(report))
     else:
         render(report)
-    if written is not None:
-        for note in outputs.notes:
-            err.print(cell(f"note: {note}"))
-        if written:
-            err.print(cell(f"wrote {unclean_out}: {written:,} partition(s)"))
-            err.print(UNCLEAN_WARNING.format(path=safe(unclean_out)), markup=False, emoji=False)
-        else:
-            err.print("no partition needs an unclean election", markup=False)
-            for o in outcomes:  # a file from an earlier run is removed, and this says so
-                err.print(cell(o.message))
-    lost_quorum = report.quorum is not None and not report.quorum.kept
-    failed = report.writes_fail > 0 or lost_quorum
-    raise typer.Exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
+
+
+def _say_unclean(
+    err: Console, outputs: Outputs, outcomes: list[Outcome], written: int, path: Path | None
+) -> None:
+    """What went to --unclean-out, with the warning an unclean election deserves."""
+    from .render import cell, safe  # paths: escaped, no markup
+
+    for note in outputs.notes:
+        err.print(cell(f"note: {note}"))
+    if written:
+        err.print(cell(f"wrote {path}: {written:,} partition(s)"))
+        err.print(UNCLEAN_WARNING.format(path=safe(path)), markup=False, emoji=False)
+    else:
+        err.print("no partition needs an unclean election", markup=False)
+        for o in outcomes:  # a file from an earlier run is removed, and this says so
+            err.print(cell(o.message))
 
 
 def _outputs(unclean_out: Path | None, *inputs: Path | None) -> tuple[Outputs, Output | None]:
