@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -343,40 +343,51 @@ def render_reassignment(assignments: Iterable[PartitionAssignment]) -> str:
     return '{"version":1,"partitions":[\n' + ",\n".join(lines) + "\n]}\n"
 
 
-def _election_entry(topic: str, partition: int) -> str:
-    return json.dumps(
-        {"topic": topic, "partition": partition}, separators=(",", ":"), ensure_ascii=False
-    )
+def _election_lines(keys: Iterable[tuple[str, int]]) -> Iterator[str]:
+    """The `kafka-leader-election --path-to-json-file` layout Kafka documents,
+    ``{"partitions":[{"topic":...,"partition":...},...]}``, one partition a line, as text
+    chunks; nothing at all for no partition (Kafka rejects an empty list)."""
+    first = True
+    for topic, partition in keys:
+        yield '{"partitions":[\n' if first else ",\n"
+        first = False
+        entry = {"topic": topic, "partition": partition}
+        yield json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
+    if not first:
+        yield "\n]}\n"
 
 
 def render_election(keys: Iterable[tuple[str, int]]) -> str:
-    """The `kafka-leader-election --path-to-json-file` file for these partitions, sorted."""
-    rows = sorted(set(keys))
-    if not rows:
+    """The election file for these partitions, sorted (`assign --election`)."""
+    text = "".join(_election_lines(sorted(set(keys))))
+    if not text:
         raise ValueError("no partition to elect a leader for; nothing to write")
-    lines = [_election_entry(t, p) for t, p in rows]
-    return '{"partitions":[\n' + ",\n".join(lines) + "\n]}\n"
+    return text
+
+
+def write_election_stream(path: str | Path, keys: Iterable[tuple[str, int]]) -> int:
+    """Stream ``keys`` (sorted, distinct: a Spark result too big to hold) into an election
+    file at ``path``, in the same layout as `render_election`, atomically
+    (`simulate --unclean-out`). Returns how many were written; with none, nothing is
+    written and the result is 0."""
+    count = 0
+
+    def counted() -> Iterator[tuple[str, int]]:
+        nonlocal count
+        for key in keys:
+            count += 1
+            yield key
+
+    try:
+        with open_atomic(path) as fh:
+            for chunk in _election_lines(counted()):
+                fh.write(chunk.encode("utf-8"))
+            if not count:
+                raise _NothingToWriteError
+    except _NothingToWriteError:
+        return 0
+    return count
 
 
 class _NothingToWriteError(Exception):
     pass
-
-
-def write_election_stream(path: str | Path, keys: Iterable[tuple[str, int]]) -> int:
-    """Stream ``keys`` (sorted, distinct: a Spark result too big to hold) into a
-    `kafka-leader-election --path-to-json-file` file, in the layout Kafka itself prints,
-    ``{"version":1,"partitions":[...]}``; atomically. Returns how many were written; with
-    none, nothing is written (Kafka rejects an empty list) and the result is 0."""
-    count = 0
-    try:
-        with open_atomic(path) as fh:
-            for topic, partition in keys:
-                fh.write(b'{"version":1,"partitions":[\n' if count == 0 else b",\n")
-                fh.write(_election_entry(topic, partition).encode("utf-8"))
-                count += 1
-            if count == 0:
-                raise _NothingToWriteError
-            fh.write(b"\n]}\n")
-    except _NothingToWriteError:
-        return 0
-    return count

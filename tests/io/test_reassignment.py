@@ -156,3 +156,20 @@ def assignments(draw: st.DrawFn) -> list[PartitionAssignment]:
 @given(assignments())
 def test_round_trip(rows: list[PartitionAssignment]) -> None:
     assert parse_reassignment(render_reassignment(rows)) == sorted(rows)
+
+
+def test_one_election_layout_for_assign_and_simulate(tmp_path: Path) -> None:
+    """`assign --election` (rendered whole) and `simulate --unclean-out` (streamed from
+    Spark) write the same bytes for the same partitions: Kafka's documented layout."""
+    from placement.io.reassignment import render_election, write_election_stream
+
+    keys = [("orders", 2), ("clicks", 0), ("orders", 10), ("zürich", 1)]
+    rendered = render_election(keys)
+    streamed = tmp_path / "unclean.json"
+    assert write_election_stream(streamed, iter(sorted(keys))) == 4
+    assert streamed.read_bytes() == rendered.encode("utf-8")
+    doc = json.loads(rendered)
+    assert doc == {"partitions": [{"topic": t, "partition": p} for t, p in sorted(keys)]}
+    assert rendered.count("\n") == len(keys) + 2  # one partition a line
+    assert write_election_stream(tmp_path / "none.json", iter([])) == 0
+    assert not (tmp_path / "none.json").exists()
