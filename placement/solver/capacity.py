@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 
 from placement.errors import MrcPlanError, UsageError
@@ -91,6 +91,78 @@ def bytes_held(
     return out
 
 
+@dataclass
+class _Demand:
+    """Bytes per rack and per broker that the capacity proof compares."""
+
+    need: dict[str, int] = field(default_factory=dict)  # rack -> bytes its policies put there
+    distinct: dict[str, int] = field(default_factory=dict)  # rack -> one copy of each partition
+    fixed: dict[int, int] = field(default_factory=dict)  # partitions without a policy stay put
+    held: dict[int, int] = field(default_factory=dict)  # partitions keeping replicas in the rack
+    now: dict[int, int] = field(default_factory=dict)  # what each broker holds today
+
+    @classmethod
+    def of(
+        cls,
+        rack_of: Mapping[int, str | None],
+        policies: Mapping[str, PlacementPolicy],
+        current: Iterable[PartitionAssignment],
+        sizes: Mapping[Key, int],
+    ) -> _Demand:
+        d = cls()
+        wants: dict[str, dict[str, tuple[int, int]]] = {}  # per_rack() once per topic
+        for a in current:
+            size = sizes.get(a.key, 0)
+            if not size:
+                continue
+            for b in a.replicas:
+                d.now[b] = d.now.get(b, 0) + size
+            policy = policies.get(a.topic)
+            if policy is None:
+                for b in a.replicas:
+                    d.fixed[b] = d.fixed.get(b, 0) + size
+                continue
+            per_rack = wants.get(a.topic)
+            if per_rack is None:
+                per_rack = wants[a.topic] = policy.per_rack()
+            for rack, (s, o) in per_rack.items():
+                d.need[rack] = d.need.get(rack, 0) + size * (s + o)
+                d.distinct[rack] = d.distinct.get(rack, 0) + size
+            for b in a.replicas:
+                if rack_of.get(b) in per_rack:
+                    d.held[b] = d.held.get(b, 0) + size
+        return d
+
+    def room(
+        self,
+        rack: str,
+        brokers: list[int],
+        caps: Mapping[int, int],
+        drained: frozenset[int],
+        excluded: frozenset[int],
+    ) -> tuple[int, list[str]]:
+        """The most ``rack``'s brokers can take, with a note on each broker."""
+        notes: list[str] = []
+        room = 0
+        for b in brokers:
+            if b in drained:
+                notes.append(f"{b} drained")
+                continue
+            takes = self.distinct[rack]
+            cap = caps.get(b)
+            if cap is not None:
+                takes = min(takes, max(0, cap - self.fixed.get(b, 0)))
+            if b in excluded:
+                takes = min(takes, self.held.get(b, 0))
+            room += takes
+            what = f"{b} holds {gib(self.now.get(b, 0))}"
+            what += f" of {gib(cap)}" if cap is not None else " (no capacity_bytes)"
+            if b in excluded:
+                what += ", excluded"
+            notes.append(what)
+        return room, notes
+
+
 def check_capacity(
     inventory: Inventory,
     policies: Mapping[str, PlacementPolicy],
@@ -111,71 +183,30 @@ def check_capacity(
     count 0, so the bound only ever proves what is certain.
     """
     drained_set, excluded_set = frozenset(drained), frozenset(excluded)
-    rack_of = inventory.rack_of
-    wants: dict[str, dict[str, tuple[int, int]]] = {}  # per_rack() once per topic
-    need: dict[str, int] = {}  # rack -> bytes the policies put there
-    distinct: dict[str, int] = {}  # rack -> bytes of the partitions with replicas there
-    fixed: dict[int, int] = {}  # bytes of partitions without a policy
-    held: dict[int, int] = {}  # bytes of partitions that keep replicas in the broker's rack
-    now: dict[int, int] = {}
-    for a in current:
-        size = sizes.get(a.key, 0)
-        if not size:
-            continue
-        for b in a.replicas:
-            now[b] = now.get(b, 0) + size
-        policy = policies.get(a.topic)
-        if policy is None:
-            for b in a.replicas:
-                fixed[b] = fixed.get(b, 0) + size
-            continue
-        per_rack = wants.get(a.topic)
-        if per_rack is None:
-            per_rack = wants[a.topic] = policy.per_rack()
-        for rack, (s, o) in per_rack.items():
-            need[rack] = need.get(rack, 0) + size * (s + o)
-            distinct[rack] = distinct.get(rack, 0) + size
-        for b in a.replicas:
-            if rack_of.get(b) in per_rack:
-                held[b] = held.get(b, 0) + size
+    demand = _Demand.of(inventory.rack_of, policies, current, sizes)
     members = {rack: sorted(ids) for rack, ids in inventory.rack_members().items()}
     texts: list[str] = []
     racks: list[str] = []
     concerned: dict[int, tuple[int, int]] = {}
     missing = 0
-    for rack in sorted(need):
-        notes: list[str] = []
-        room = 0
-        for b in members.get(rack, []):
-            if b in drained_set:
-                notes.append(f"{b} drained")
-                continue
-            takes = distinct[rack]
-            cap = caps.get(b)
-            if cap is not None:
-                takes = min(takes, max(0, cap - fixed.get(b, 0)))
-            if b in excluded_set:
-                takes = min(takes, held.get(b, 0))
-            room += takes
-            what = f"{b} holds {gib(now.get(b, 0))}"
-            what += f" of {gib(cap)}" if cap is not None else " (no capacity_bytes)"
-            if b in excluded_set:
-                what += ", excluded"
-            notes.append(what)
-        if need[rack] <= room:
+    for rack in sorted(demand.need):
+        brokers = members.get(rack, [])
+        room, notes = demand.room(rack, brokers, caps, drained_set, excluded_set)
+        need = demand.need[rack]
+        if need <= room:
             continue
         racks.append(rack)
-        missing += need[rack] - room
-        for b in members.get(rack, []):
+        missing += need - room
+        for b in brokers:
             if b in caps:
-                concerned[b] = (now.get(b, 0), caps[b])
+                concerned[b] = (demand.now.get(b, 0), caps[b])
         shown = ", ".join(notes[:SHOWN]) + (
             f" and {len(notes) - SHOWN} more" if len(notes) > SHOWN else ""
         )
         texts.append(
-            f'rack "{rack}" must hold {amount(need[rack])} of replicas but its brokers can '
+            f'rack "{rack}" must hold {amount(need)} of replicas but its brokers can '
             f"take at most {amount(room)} ({shown or 'no brokers'}): "
-            f"{amount(need[rack] - room)} do not fit"
+            f"{amount(need - room)} do not fit"
         )
     if texts:
         raise CapacityError("disk capacity: " + "; ".join(texts), racks, concerned, missing)
