@@ -1,9 +1,11 @@
-"""Shared fixtures: repository paths, a clean environment, and a CLI runner."""
+"""Shared fixtures: repository paths, a clean environment, a CLI runner (in-process, or the
+console script in a process of its own), and small synthetic snapshots."""
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator, Sequence
+import subprocess
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,64 @@ def cli() -> Callable[..., Result]:
     `from conftest import ...` could pick up another directory's conftest.
     """
     return run_cli
+
+
+def run_process(
+    cmd: Sequence[str | Path], *, traceback_ok: bool = False, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
+    """Run ``cmd`` (the console script, or a shell or interpreter that starts it) and check
+    that no traceback reached its stderr, unless ``traceback_ok`` or it ran with
+    MRC_PLAN_DEBUG on (in ``env``), which asks for one. ``kwargs`` go to subprocess.run,
+    over text output captured, no check and a two-minute timeout."""
+    options: dict[str, Any] = {"capture_output": True, "text": True, "check": False}
+    options |= {"timeout": 120, **kwargs}
+    done: subprocess.CompletedProcess[str] = subprocess.run([str(c) for c in cmd], **options)
+    env: Mapping[str, str] = options.get("env") or {}
+    debug = env.get("MRC_PLAN_DEBUG", "") not in ("", "0")
+    if not (traceback_ok or debug) and isinstance(done.stderr, str):
+        assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+@pytest.fixture(scope="session")
+def process() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """`process(cmd, **kwargs)`: ``run_process``, a command in a process of its own whose
+    stderr must hold no traceback."""
+    return run_process
+
+
+def _synth_args(
+    out: Path,
+    *extra: str | Path,
+    brokers: int = 6,
+    racks: int = 3,
+    topics: int = 3,
+    per_topic: int = 4,
+) -> list[str | Path]:
+    sizes = [brokers, racks, topics, per_topic]
+    flags = ["--brokers", "--racks", "--topics", "--partitions-per-topic"]
+    named = [x for flag, n in zip(flags, sizes, strict=True) for x in (flag, str(n))]
+    return ["snapshot", "synth", *named, *extra, "--out", out]
+
+
+def _synth_snapshot(out: Path, *extra: str | Path, **sizes: int) -> Path:
+    result = run_cli(_synth_args(out, *extra, **sizes))
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="session")
+def synth_args() -> Callable[..., list[str | Path]]:
+    """`synth_args(out, *extra, brokers=6, racks=3, topics=3, per_topic=4)`: the
+    arguments of `mrc-plan snapshot synth` writing that cluster to ``out``."""
+    return _synth_args
+
+
+@pytest.fixture(scope="session")
+def synth_snapshot() -> Callable[..., Path]:
+    """`synth_snapshot(out, *extra, **sizes)` runs `mrc-plan snapshot synth` (sizes as for
+    ``synth_args``) and returns ``out``, the snapshot it wrote."""
+    return _synth_snapshot
 
 
 def _example_snapshot(out: Path) -> Path:

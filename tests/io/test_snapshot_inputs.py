@@ -21,20 +21,15 @@ from placement.io.current import read_current
 from placement.io.snapshot import read_snapshot, verify_partitions
 
 Cli = Callable[..., Result]
-SYNTH = ("snapshot", "synth", "--brokers", "6", "--racks", "3", "--topics", "3")
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.fixture(scope="module")
-def parquet_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from typer.testing import CliRunner
-
-    from mrc_plan_cli.main import app
-
-    out = tmp_path_factory.mktemp("snap") / "snap"
-    result = CliRunner().invoke(app, [*SYNTH, "--partitions-per-topic", "4", "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
+def parquet_snapshot(
+    tmp_path_factory: pytest.TempPathFactory, synth_snapshot: Callable[..., Path]
+) -> Path:
+    """6 brokers in 3 racks, 3 topics of 4 partitions."""
+    return synth_snapshot(tmp_path_factory.mktemp("snap") / "snap")
 
 
 def _not_utf8(values: list[str], row: int) -> pa.Array:
@@ -148,11 +143,11 @@ def test_broker_id_at_the_int32_limit_is_summarized_without_a_huge_array(tmp_pat
     assert summary.leaders_per_broker == (0, 2)
 
 
-def test_snapshot_directory_whose_name_is_not_utf8(cli: Cli, tmp_path: Path) -> None:
+def test_snapshot_directory_whose_name_is_not_utf8(
+    cli: Cli, synth_snapshot: Callable[..., Path], tmp_path: Path
+) -> None:
     """pyarrow cannot open such a path by name: the files are handed over opened."""
-    out = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/new\xff"))
-    result = cli([*SYNTH, "--partitions-per-topic", "4", "--out", out])
-    assert result.exit_code == 0, result.output
+    out = synth_snapshot(Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/new\xff")))
     assert (Path(os.fsdecode(os.fsencode(str(out)))) / "partitions").is_dir()
     result = cli(["snapshot", "show", out])
     assert result.exit_code == 0, result.output

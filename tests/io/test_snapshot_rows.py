@@ -16,19 +16,14 @@ from placement.errors import InputError
 from placement.io.snapshot import read_snapshot, table_path
 
 Cli = Callable[..., Result]
-SYNTH = ("snapshot", "synth", "--brokers", "6", "--racks", "3", "--topics", "3")
 
 
 @pytest.fixture(scope="module")
-def parquet_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from typer.testing import CliRunner
-
-    from mrc_plan_cli.main import app
-
-    out = tmp_path_factory.mktemp("snap") / "snap"
-    result = CliRunner().invoke(app, [*SYNTH, "--partitions-per-topic", "4", "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
+def parquet_snapshot(
+    tmp_path_factory: pytest.TempPathFactory, synth_snapshot: Callable[..., Path]
+) -> Path:
+    """6 brokers in 3 racks, 3 topics of 4 partitions."""
+    return synth_snapshot(tmp_path_factory.mktemp("snap") / "snap")
 
 
 def _part_file(snap: Path) -> Path:

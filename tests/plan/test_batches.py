@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
+from typer.testing import Result
 
-from mrc_plan_cli.main import app
 from placement.errors import UsageError
 from placement.io.atomic import write_dir_atomic
 from placement.io.reassignment import read_reassignment
@@ -22,7 +22,7 @@ from placement.snapshot.synth import SynthSpec, synth
 
 Pa = PartitionAssignment
 
-runner = CliRunner()
+Cli = Callable[..., Result]
 BATCHED = ["--max-moves-per-broker", "4", "--batch-size", "20", "--throttle", "100MB", "--out-dir"]
 
 
@@ -172,16 +172,21 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_drain_in_batches_end_to_end(cluster: Path, tmp_path: Path) -> None:
+def drain(cluster: Path, brokers: str) -> list[str | Path]:
+    """`assign` draining ``brokers`` from the cluster fixture's snapshot."""
+    return [
+        "assign",
+        *("--inventory", cluster / "inv.json", "--topics", cluster / "topics.json"),
+        *("--current", cluster / "snap", "--drain", brokers),
+    ]
+
+
+def test_drain_in_batches_end_to_end(cli: Cli, cluster: Path, tmp_path: Path) -> None:
     out = tmp_path / "drain"
-    args = ["assign", "--inventory", str(cluster / "inv.json"), "--topics"]
-    args += [str(cluster / "topics.json"), "--current", str(cluster / "snap"), "--drain", "1,11"]
-    r = runner.invoke(app, [*args, "--out", str(tmp_path / "full.json")])
+    args = drain(cluster, "1,11")
+    r = cli([*args, "--out", tmp_path / "full.json"])
     assert r.exit_code == 0, r.output
-    r = runner.invoke(
-        app,
-        [*args, *BATCHED, str(out)],
-    )
+    r = cli([*args, *BATCHED, out])
     assert r.exit_code == 0, r.output
     assert r.stdout == ""  # with --out-dir the files are the output
     doc = json.loads((out / "summary.json").read_text())
@@ -217,16 +222,13 @@ def test_drain_in_batches_end_to_end(cluster: Path, tmp_path: Path) -> None:
         assert row["eta_seconds"] == max(r["bytes"] for r in row["receivers"]) / rate
     assert total["eta_seconds"] == pytest.approx(sum(r["eta_seconds"] for r in doc["batches"]))
 
-    shown = runner.invoke(app, ["plan", "show", str(out)])
+    shown = cli(["plan", "show", out])
     assert shown.exit_code == 0 and "plan-0001.json" in shown.stdout and "total" in shown.stdout
-    one = runner.invoke(app, ["plan", "show", str(out / "plan-0002.json")])
+    one = cli(["plan", "show", out / "plan-0002.json"])
     assert one.exit_code == 0 and "plan-0002.json" in one.stdout and "plan-0001" not in one.stdout
     # the same command again replaces the directory with the same bytes
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    r = runner.invoke(
-        app,
-        [*args, *BATCHED, str(out)],
-    )
+    r = cli([*args, *BATCHED, out])
     assert r.exit_code == 0 and {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
@@ -238,19 +240,19 @@ def test_drain_in_batches_end_to_end(cluster: Path, tmp_path: Path) -> None:
         (["--out-dir", "x", "--batch-size", "3", "--throttle", "fast"], "--throttle"),
     ],
 )
-def test_batch_options_usage_errors(cluster: Path, extra: list[str], message: str) -> None:
-    args = ["assign", "--inventory", str(cluster / "inv.json"), "--topics"]
-    args += [str(cluster / "topics.json"), "--current", str(cluster / "snap"), "--drain", "1"]
-    r = runner.invoke(app, [*args, *extra])
+def test_batch_options_usage_errors(
+    cli: Cli, cluster: Path, extra: list[str], message: str
+) -> None:
+    r = cli([*drain(cluster, "1"), *extra])
     assert r.exit_code == 2 and message in r.stderr
 
 
-def test_plan_show_on_a_plain_reassignment_file(tmp_path: Path) -> None:
+def test_plan_show_on_a_plain_reassignment_file(cli: Cli, tmp_path: Path) -> None:
     p = tmp_path / "p.json"
     p.write_text('{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}]}')
-    r = runner.invoke(app, ["plan", "show", str(p)])
+    r = cli(["plan", "show", p])
     assert r.exit_code == 0 and "1 partitions of 1 topics" in r.stdout
-    r = runner.invoke(app, ["plan", "show", str(tmp_path)])
+    r = cli(["plan", "show", tmp_path])
     assert r.exit_code == 2 and "no summary.json" in r.stderr
 
 
