@@ -6,7 +6,7 @@ The CLI renders the outcome; nothing here prints or writes.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from placement.errors import UsageError
@@ -14,7 +14,7 @@ from placement.io.current import CurrentState
 from placement.io.inventory import LoadedInventory
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.policy import PlacementPolicy
-from placement.plan.balance import Goal, RackBalance, balance_goals
+from placement.plan.balance import Goal, RackBalance, balance_goals, movement
 from placement.plan.checker import PlanContext, verify_plan
 from placement.plan.topics import TopicSpec
 from placement.solver.capacity import bytes_held, check_capacity, disk_caps
@@ -102,26 +102,6 @@ def _ids(inventory_ids: set[int], ids: Sequence[int], flag: str) -> frozenset[in
             "use broker ids from --inventory",
         )
     return frozenset(ids)
-
-
-def movement(
-    plan: Sequence[PartitionAssignment],
-    before: Mapping[Key, PartitionAssignment],
-    sizes: Mapping[Key, int],
-) -> tuple[int, int, int | None]:
-    """Replicas the plan adds and removes, and the bytes it copies (None when a partition
-    that gains a replica has no known size; a new partition has no data to copy)."""
-    added = removed = 0
-    moved: int | None = 0
-    for a in plan:
-        old = set(before[a.key].replicas) if a.key in before else set()
-        new = set(a.replicas)
-        added += len(new - old)
-        removed += len(old - new)
-        if new - old and a.key in before and moved is not None:
-            size = sizes.get(a.key)
-            moved = None if size is None else moved + size * len(new - old)
-    return added, removed, moved
 
 
 def assign(

@@ -1,6 +1,7 @@
-"""Balance before and after a plan: the figures `assign` reports for goal 3, with their
-bounds, and the per-rack tables of its summary. One pass over the current state; the
-state after is counted from the plan's changes only."""
+"""Balance and movement figures: what a plan moves, and the balance before and after it
+that `assign` reports for goal 3 with their bounds, and the per-rack tables of its summary
+(one pass over the current state; the state after is counted from the plan's changes
+only). `snapshot show` takes its per-rack ranges from here too."""
 
 from __future__ import annotations
 
@@ -36,6 +37,34 @@ def spread(counts: Mapping[int, int], ids: Sequence[int]) -> int:
     """max - min over ``ids`` (0 for none)."""
     values = [counts.get(b, 0) for b in ids]
     return max(values) - min(values) if values else 0
+
+
+def movement(
+    plan: Sequence[PartitionAssignment],
+    before: Mapping[Key, PartitionAssignment],
+    sizes: Mapping[Key, int],
+) -> tuple[int, int, int | None]:
+    """Replicas the plan adds and removes, and the bytes it copies (None when a partition
+    that gains a replica has no known size; a new partition has no data to copy)."""
+    added = removed = 0
+    moved: int | None = 0
+    for a in plan:
+        old = set(before[a.key].replicas) if a.key in before else set()
+        new = set(a.replicas)
+        added += len(new - old)
+        removed += len(old - new)
+        if new - old and a.key in before and moved is not None:
+            size = sizes.get(a.key)
+            moved = None if size is None else moved + size * len(new - old)
+    return added, removed, moved
+
+
+def rack_minmax(
+    counts: Mapping[int, int], members: Mapping[str, Sequence[int]]
+) -> dict[str, tuple[int, int]]:
+    """rack -> (min, max) of ``counts`` over its brokers (a broker absent counts 0; a rack
+    without brokers is left out)."""
+    return {rack: _minmax(counts, ids) for rack, ids in members.items() if ids}
 
 
 def _uneven(counts: Mapping[int, int], ids: Sequence[int]) -> int:

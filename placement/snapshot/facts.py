@@ -11,6 +11,7 @@ import pyarrow.compute as pc
 
 from placement.io.snapshot import Snapshot, snapshot_policies
 from placement.model.policy import PlacementPolicy
+from placement.plan.balance import rack_minmax
 
 
 @dataclass(frozen=True)
@@ -121,10 +122,10 @@ def summarize(snap: Snapshot) -> ClusterSummary:
     load = np.bincount(where, minlength=ids.size + 1)[: ids.size]
     leaders = np.bincount(where[offsets[:-1][np.diff(offsets) > 0]], minlength=ids.size + 1)
     leaders = leaders[: ids.size]
-    by_rack: dict[str, tuple[int, int]] = {}
-    for rack in sorted(per_rack):
-        members = np.array([(r or "(no rack)") == rack for r in racks], dtype=bool)
-        by_rack[rack] = (int(load[members].min()), int(load[members].max()))
+    members: dict[str, list[int]] = {}
+    for i, r in enumerate(racks):  # by position in ``ids``: an id may repeat in a snapshot
+        members.setdefault(r or "(no rack)", []).append(i)
+    by_rack = rack_minmax(dict(enumerate(load.tolist())), dict(sorted(members.items())))
     sizes = snap.partitions.column("size_bytes")
     lengths = pc.list_value_length(snap.partitions.column("replicas"))
     total = pc.sum(pc.multiply(pc.fill_null(sizes, 0), pc.cast(lengths, pa.int64()))).as_py()
