@@ -1,12 +1,14 @@
 """MRC2xx: the JSON is not shaped like a placement policy (docs/formats.md, placement policy).
 
-The shape is defined once, by the pydantic model; this module turns its errors into
-findings with a rule code, a pointer and a useful hint.
+The shape is defined once, by the pydantic model. Each rule below says which of its
+validation errors are its own (`owns`) and how to tell one (`finding`: the message, a
+pointer and a useful hint); `check_schema` gives every error to the first rule, in
+`_PRECEDENCE` order, that owns it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
@@ -26,8 +28,39 @@ POLICY_KEYS = list(PlacementPolicy.model_fields)
 ENTRY_KEYS = list(ReplicaConstraint.model_fields)
 CONSTRAINT_KEYS = list(RackConstraint.model_fields)
 
+# the hint for a missing key, by key
+_ADD_HINTS = {
+    "version": 'add "version": 2',
+    "replicas": 'add "replicas": [{"count": 1, "constraints": {"rack": "..."}}]',
+}
 
-class TopLevelNotObject(Rule):
+
+class SchemaRule(Rule):
+    """A rule that reports validation errors of the policy model."""
+
+    @classmethod
+    def owns(cls, err: ErrorDetails) -> bool:
+        """Whether ``err`` is this rule's to report (asked in `_PRECEDENCE` order)."""
+        raise NotImplementedError
+
+    @classmethod
+    def finding(cls, err: ErrorDetails) -> Finding:
+        """``err`` told in this rule's words."""
+        raise NotImplementedError
+
+
+def _as_version(value: Any) -> int | None:
+    """1 or 2 when ``value`` is a string or float that means it ("2", 2.0, "1.0")."""
+    if isinstance(value, bool) or not isinstance(value, str | float):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return int(number) if number in (1.0, 2.0) else None
+
+
+class TopLevelNotObject(SchemaRule):
     """The document is not a JSON object.
 
     What it does: reports a top-level array, string, number, boolean or null.
@@ -44,8 +77,20 @@ class TopLevelNotObject(Rule):
     name = "top-level-not-object"
     severity = Severity.ERROR
 
+    @classmethod
+    def owns(cls, err: ErrorDetails) -> bool:
+        return not err["loc"]
 
-class InvalidVersion(Rule):
+    @classmethod
+    def finding(cls, err: ErrorDetails) -> Finding:
+        return Finding(
+            pointer(err["loc"]),
+            f"the placement policy must be a JSON object, found {describe(err.get('input'))}",
+            'write {"version": 2, "replicas": [...]}',
+        )
+
+
+class InvalidVersion(SchemaRule):
     """`version` is missing, or is not the integer 1 or 2.
 
     What it does: rejects a missing version, strings (`"2"`), numbers with a fraction
@@ -63,8 +108,28 @@ class InvalidVersion(Rule):
     name = "invalid-version"
     severity = Severity.ERROR
 
+    @classmethod
+    def owns(cls, err: ErrorDetails) -> bool:
+        return err["loc"] == ("version",)
 
-class MissingField(Rule):
+    @classmethod
+    def finding(cls, err: ErrorDetails) -> Finding:
+        if err["type"] == "missing":
+            return MissingField.finding(err)  # worded like any missing key, under this code
+        value = err.get("input")
+        meant = _as_version(value)
+        if meant is not None:
+            hint = f'write "version": {meant} (no quotes, no fraction)'
+        else:
+            hint = 'use "version": 2 (automatic observer promotion) or 1 (legacy)'
+        return Finding(
+            pointer(err["loc"]),
+            f'"version" must be the integer 1 or 2, found {describe(value)}',
+            hint,
+        )
+
+
+class MissingField(SchemaRule):
     """A required member is missing.
 
     What it does: reports `replicas` missing from the policy, or `count` or
@@ -81,8 +146,23 @@ class MissingField(Rule):
     name = "missing-field"
     severity = Severity.ERROR
 
+    @classmethod
+    def owns(cls, err: ErrorDetails) -> bool:
+        return err["type"] == "missing"
 
-class UnknownField(Rule):
+    @classmethod
+    def finding(cls, err: ErrorDetails) -> Finding:
+        loc = err["loc"]
+        field = str(loc[-1])
+        where = "the policy" if len(loc) == 1 else f'the object at "{pointer(loc[:-1])}"'
+        return Finding(
+            pointer(loc),
+            f'required key "{field}" is missing from {where}',
+            _ADD_HINTS.get(field, f'add "{field}"'),
+        )
+
+
+class UnknownField(SchemaRule):
     """An object has a member the placement format does not define.
 
     What it does: reports the key and suggests the one probably meant (`observer` ->
@@ -101,8 +181,30 @@ class UnknownField(Rule):
     name = "unknown-field"
     severity = Severity.ERROR
 
+    @classmethod
+    def owns(cls, err: ErrorDetails) -> bool:
+        return err["type"] == "extra_forbidden"
 
-class WrongType(Rule):
+    @classmethod
+    def finding(cls, err: ErrorDetails) -> Finding:
+        loc = err["loc"]
+        field, parent = str(loc[-1]), loc[:-1]
+        in_constraints = bool(parent) and parent[-1] == "constraints"
+        if not parent:
+            known, where = POLICY_KEYS, "the placement policy"
+        elif in_constraints:
+            known, where = CONSTRAINT_KEYS, '"constraints"'
+        else:
+            known, where = ENTRY_KEYS, f'the entry at "{pointer(parent)}"'
+        hint = did_you_mean(field, known)
+        if not hint and in_constraints:
+            hint = 'constraints support only "rack" (the broker.rack value)'
+        elif not hint:
+            hint = "allowed keys: " + ", ".join(f'"{k}"' for k in known)
+        return Finding(pointer(loc), f'unknown key "{field}" in {where}', hint, at_key=True)
+
+
+class WrongType(SchemaRule):
     """A member has the wrong JSON type.
 
     What it does: reports `replicas`/`observers` that are not arrays (`null`
@@ -119,8 +221,37 @@ class WrongType(Rule):
     name = "wrong-type"
     severity = Severity.ERROR
 
+    # what the model expected, by pydantic error type
+    EXPECTED: ClassVar[dict[str, str]] = {
+        "list_type": "an array",
+        "model_type": "an object",
+        "dict_type": "an object",
+        "model_attributes_type": "an object",
+    }
 
-class InvalidCount(Rule):
+    @classmethod
+    def owns(cls, err: ErrorDetails) -> bool:
+        return True  # every error no other rule owns
+
+    @classmethod
+    def finding(cls, err: ErrorDetails) -> Finding:
+        loc = err["loc"]
+        value = err.get("input")
+        field = str(loc[-1]) if loc else "the document"
+        # how the value is named: "observers", or entry 0 of "replicas"
+        label = (
+            f'entry {loc[-1]} of "{loc[-2]}"'
+            if len(loc) > 1 and isinstance(loc[-1], int)
+            else f'"{field}"'
+        )
+        expected = cls.EXPECTED.get(err["type"], "another type")
+        hint = (
+            'use "observers": [] or omit the key' if value is None and field == "observers" else ""
+        )
+        return Finding(pointer(loc), f"{label} must be {expected}, found {describe(value)}", hint)
+
+
+class InvalidCount(SchemaRule):
     """A `count` is not a positive 32-bit integer.
 
     What it does: rejects 0, negatives, values above 2147483647, numbers with a
@@ -137,8 +268,28 @@ class InvalidCount(Rule):
     name = "invalid-count"
     severity = Severity.ERROR
 
+    @classmethod
+    def owns(cls, err: ErrorDetails) -> bool:
+        return err["loc"][-1:] == ("count",)
 
-class InvalidRack(Rule):
+    @classmethod
+    def finding(cls, err: ErrorDetails) -> Finding:
+        value = err.get("input")
+        hint = ""
+        if isinstance(value, str) and value.strip().isdigit():
+            hint = f"remove the quotes: {value.strip()}"
+        elif isinstance(value, float) and value.is_integer():
+            hint = f"write {int(value)}, without the fraction"
+        elif isinstance(value, int) and not isinstance(value, bool) and value < 1:
+            hint = "remove the entry instead of giving it no replicas"
+        return Finding(
+            pointer(err["loc"]),
+            f'"count" must be an integer from 1 to 2147483647, found {describe(value)}',
+            hint,
+        )
+
+
+class InvalidRack(SchemaRule):
     """A `rack` is empty or not a string.
 
     What it does: rejects `""`, numbers, `null` and other non-strings.
@@ -155,8 +306,20 @@ class InvalidRack(Rule):
     name = "invalid-rack"
     severity = Severity.ERROR
 
+    @classmethod
+    def owns(cls, err: ErrorDetails) -> bool:
+        return err["loc"][-1:] == ("rack",)
 
-class EmptyReplicas(Rule):
+    @classmethod
+    def finding(cls, err: ErrorDetails) -> Finding:
+        return Finding(
+            pointer(err["loc"]),
+            f'"rack" must be a non-empty string, found {describe(err.get("input"))}',
+            "write the rack exactly as the brokers' broker.rack",
+        )
+
+
+class EmptyReplicas(SchemaRule):
     """`replicas` is an empty array.
 
     What it does: reports `"replicas": []`.
@@ -172,8 +335,20 @@ class EmptyReplicas(Rule):
     name = "empty-replicas"
     severity = Severity.ERROR
 
+    @classmethod
+    def owns(cls, err: ErrorDetails) -> bool:
+        return err["loc"] == ("replicas",) and err["type"] == "too_short"
 
-class InvalidPromotionPolicy(Rule):
+    @classmethod
+    def finding(cls, err: ErrorDetails) -> Finding:
+        return Finding(
+            pointer(err["loc"]),
+            '"replicas" must list at least one rack',
+            "a partition needs at least one sync replica",
+        )
+
+
+class InvalidPromotionPolicy(SchemaRule):
     """`observerPromotionPolicy` is not one of the three known values.
 
     What it does: accepts `under-min-isr`, `under-replicated` and
@@ -190,121 +365,36 @@ class InvalidPromotionPolicy(Rule):
     name = "invalid-promotion-policy"
     severity = Severity.ERROR
 
+    @classmethod
+    def owns(cls, err: ErrorDetails) -> bool:
+        # an unknown key beside it is UnknownField's; the key itself is optional, never missing
+        return err["loc"] == ("observerPromotionPolicy",) and err["type"] != "extra_forbidden"
 
-def _as_version(value: Any) -> int | None:
-    """1 or 2 when ``value`` is a string or float that means it ("2", 2.0, "1.0")."""
-    if isinstance(value, bool) or not isinstance(value, str | float):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return int(number) if number in (1.0, 2.0) else None
-
-
-def _rule_for(err: ErrorDetails) -> type[Rule]:
-    loc, kind = err["loc"], err["type"]
-    if not loc:
-        return TopLevelNotObject
-    last = loc[-1]
-    if loc == ("version",):
-        return InvalidVersion
-    if loc == ("observerPromotionPolicy",) and kind != "extra_forbidden":
-        return InvalidPromotionPolicy
-    if kind == "missing":
-        return MissingField
-    if kind == "extra_forbidden":
-        return UnknownField
-    if last == "count":
-        return InvalidCount
-    if last == "rack":
-        return InvalidRack
-    if loc == ("replicas",) and kind == "too_short":
-        return EmptyReplicas
-    return WrongType
-
-
-_EXPECTED = {
-    "list_type": "an array",
-    "model_type": "an object",
-    "dict_type": "an object",
-    "model_attributes_type": "an object",
-}
-
-
-def _finding(err: ErrorDetails, rule: type[Rule]) -> Finding:
-    loc = err["loc"]
-    ptr = pointer(loc)
-    kind = err["type"]
-    value: Any = err.get("input")
-    field = str(loc[-1]) if loc else "the document"
-    # how the value is named in a message: "observers", or entry 0 of "replicas"
-    label = (
-        f'entry {loc[-1]} of "{loc[-2]}"'
-        if len(loc) > 1 and isinstance(loc[-1], int)
-        else (f'"{field}"')
-    )
-    hint = ""
-    at_key = False
-    if rule is TopLevelNotObject:
-        message = f"the placement policy must be a JSON object, found {describe(value)}"
-        hint = 'write {"version": 2, "replicas": [...]}'
-    elif kind == "missing":
-        where = "the policy" if len(loc) == 1 else f'the object at "{pointer(loc[:-1])}"'
-        message = f'required key "{field}" is missing from {where}'
-        hint = {
-            "version": 'add "version": 2',
-            "replicas": 'add "replicas": [{"count": 1, "constraints": {"rack": "..."}}]',
-        }.get(field, f'add "{field}"')
-    elif kind == "extra_forbidden":
-        at_key = True
-        parent = loc[:-1]
-        if not parent:
-            known, where = POLICY_KEYS, "the placement policy"
-        elif parent[-1] == "constraints":
-            known, where = CONSTRAINT_KEYS, '"constraints"'
-        else:
-            known, where = ENTRY_KEYS, f'the entry at "{pointer(parent)}"'
-        message = f'unknown key "{field}" in {where}'
-        hint = did_you_mean(field, known)
-        if not hint and parent and parent[-1] == "constraints":
-            hint = 'constraints support only "rack" (the broker.rack value)'
-        elif not hint:
-            hint = "allowed keys: " + ", ".join(f'"{k}"' for k in known)
-    elif rule is InvalidVersion:
-        message = f'"version" must be the integer 1 or 2, found {describe(value)}'
-        meant = _as_version(value)
-        if meant is not None:
-            hint = f'write "version": {meant} (no quotes, no fraction)'
-        else:
-            hint = 'use "version": 2 (automatic observer promotion) or 1 (legacy)'
-    elif rule is InvalidPromotionPolicy:
-        message = (
-            f'"observerPromotionPolicy" must be one of '
-            f"{', '.join(PROMOTION_VALUES)}; found {describe(value)}"
-        )
+    @classmethod
+    def finding(cls, err: ErrorDetails) -> Finding:
+        value = err.get("input")
         hint = did_you_mean(str(value), PROMOTION_VALUES) if isinstance(value, str) else ""
-        hint = hint or "omit the key to get the version 2 default, under-min-isr"
-    elif rule is InvalidCount:
-        message = f'"count" must be an integer from 1 to 2147483647, found {describe(value)}'
-        if isinstance(value, str) and value.strip().isdigit():
-            hint = f"remove the quotes: {value.strip()}"
-        elif isinstance(value, float) and value.is_integer():
-            hint = f"write {int(value)}, without the fraction"
-        elif isinstance(value, int) and not isinstance(value, bool) and value < 1:
-            hint = "remove the entry instead of giving it no replicas"
-    elif rule is InvalidRack:
-        message = f'"rack" must be a non-empty string, found {describe(value)}'
-        hint = "write the rack exactly as the brokers' broker.rack"
-    elif rule is EmptyReplicas:
-        message = '"replicas" must list at least one rack'
-        hint = "a partition needs at least one sync replica"
-    else:
-        expected = _EXPECTED.get(kind, "another type")
-        message = f"{label} must be {expected}, found {describe(value)}"
-        if value is None and field == "observers":
-            hint = 'use "observers": [] or omit the key'
-    return Finding(ptr, message, hint, at_key)
+        return Finding(
+            pointer(err["loc"]),
+            f'"observerPromotionPolicy" must be one of '
+            f"{', '.join(PROMOTION_VALUES)}; found {describe(value)}",
+            hint or "omit the key to get the version 2 default, under-min-isr",
+        )
+
+
+# which rule owns an error: the whole document, then the members with rules of their own,
+# then missing and unknown keys anywhere, then counts and racks anywhere; WrongType last
+_PRECEDENCE: tuple[type[SchemaRule], ...] = (
+    TopLevelNotObject,
+    InvalidVersion,
+    InvalidPromotionPolicy,
+    MissingField,
+    UnknownField,
+    InvalidCount,
+    InvalidRack,
+    EmptyReplicas,
+    WrongType,
+)
 
 
 def check_schema(value: Any) -> tuple[PlacementPolicy | None, list[tuple[type[Rule], Finding]]]:
@@ -312,10 +402,10 @@ def check_schema(value: Any) -> tuple[PlacementPolicy | None, list[tuple[type[Ru
     try:
         return PlacementPolicy.model_validate(value), []
     except ValidationError as exc:
-        out = []
+        out: list[tuple[type[Rule], Finding]] = []
         for err in exc.errors():
-            rule = _rule_for(err)
-            out.append((rule, _finding(err, rule)))
+            rule = next(r for r in _PRECEDENCE if r.owns(err))
+            out.append((rule, rule.finding(err)))
         return None, out
 
 
