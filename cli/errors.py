@@ -135,10 +135,7 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
         except (typer.Exit, typer.Abort):
             raise
         except MrcPlanError as exc:
-            if debug():
-                traceback.print_exc()
-            report_failure(exc)
-            raise typer.Exit(exit_code_for(exc)) from None
+            raise _failed(exc) from None
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated)
             raise typer.Exit(interrupted(signal_of(exc))) from None
         except OSError as exc:
@@ -152,14 +149,20 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
                 f"{exc.strerror or exc}",
                 "check the path and that it can be read (or written)",
             )
-            if debug():
-                traceback.print_exc()
-            report_failure(failure)
-            raise typer.Exit(exit_code_for(failure)) from None
+            raise _failed(failure) from None
         except Exception as exc:
             raise typer.Exit(_bug(exc)) from None
 
     return wrapper
+
+
+def _failed(exc: MrcPlanError) -> typer.Exit:
+    """Report a failure (with the traceback being handled, under MRC_PLAN_DEBUG) and
+    return the exit that carries its code."""
+    if debug():
+        traceback.print_exc()
+    report_failure(exc)
+    return typer.Exit(exit_code_for(exc))
 
 
 def _bug(exc: Exception) -> int:

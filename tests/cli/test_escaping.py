@@ -71,6 +71,12 @@ def _write(path: Path, data: str | bytes) -> Path:
     return path
 
 
+def assign(inputs: Path, *extra: str | Path, current: Path | None = None) -> list[str | Path]:
+    """`assign` over the hostile inventory, topics and current assignment, then ``extra``."""
+    files = ["--inventory", inputs / "inv.json", "--topics", inputs / "topics.json"]
+    return ["assign", *files, "--current", current or inputs / "current.json", *extra]
+
+
 @pytest.fixture
 def inputs(tmp_path: Path) -> Path:
     """Inventory, topics, current assignment and policies, in a directory named NAME."""
@@ -164,17 +170,7 @@ def test_validate_report_to_a_file(cli: Cli, inputs: Path) -> None:
 
 
 def test_assign_tables_and_notes(cli: Cli, inputs: Path) -> None:
-    result = cli(
-        [
-            "assign",
-            "--inventory",
-            inputs / "inv.json",
-            "--topics",
-            inputs / "topics.json",
-            "--current",
-            inputs / "current.json",
-        ]
-    )
+    result = cli(assign(inputs))
     assert result.exit_code == 0, result.output
     _, err = check(result)
     assert RACK_CELL in err  # the rack's row
@@ -189,17 +185,7 @@ def test_assign_with_a_hostile_topic(cli: Cli, inputs: Path) -> None:
     current["partitions"].append({"topic": TOPIC, "partition": 0, "replicas": [4, 5, 6]})
     current["partitions"].append({"topic": TOPIC + "-gone", "partition": 0, "replicas": [4]})
     _write(inputs / "current.json", json.dumps(current))
-    result = cli(
-        [
-            "assign",
-            "--inventory",
-            inputs / "inv.json",
-            "--topics",
-            inputs / "topics.json",
-            "--current",
-            inputs / "current.json",
-        ]
-    )
+    result = cli(assign(inputs))
     assert result.exit_code in (0, 2), result.output
     out, err = check(result)
     assert "\\n::error::topic\\x1b[2J" in out + err
@@ -207,17 +193,7 @@ def test_assign_with_a_hostile_topic(cli: Cli, inputs: Path) -> None:
 
 def test_failure_messages_escape_paths(cli: Cli, inputs: Path) -> None:
     missing = inputs / f"{NAME}-missing.json"
-    result = cli(
-        [
-            "assign",
-            "--inventory",
-            inputs / "inv.json",
-            "--topics",
-            inputs / "topics.json",
-            "--current",
-            missing,
-        ]
-    )
+    result = cli(assign(inputs, current=missing))
     assert result.exit_code == 2, result.output
     _, err = check(result)
     assert err.startswith("error: ") and "\\n::error::file\\x1b[31m\\xff-missing.json" in err
@@ -327,21 +303,7 @@ def test_plan_show_a_file(cli: Cli, inputs: Path) -> None:
 def test_plan_show_a_summary_from_a_pull_request(cli: Cli, inputs: Path, tmp_path: Path) -> None:
     """summary.json names its files: a hostile one is shown escaped (or refused, escaped)."""
     out_dir = tmp_path / "batches"
-    result = cli(
-        [
-            "assign",
-            "--inventory",
-            inputs / "inv.json",
-            "--topics",
-            inputs / "topics.json",
-            "--current",
-            inputs / "current.json",
-            "--out-dir",
-            out_dir,
-            "--batch-size",
-            "2",
-        ]
-    )
+    result = cli(assign(inputs, "--out-dir", out_dir, "--batch-size", "2"))
     assert result.exit_code == 0, result.output
     check(result)
     summary = json.loads((out_dir / "summary.json").read_text())

@@ -41,6 +41,19 @@ def dead_pid() -> int:
     return proc.pid
 
 
+def read_only_target(monkeypatch: pytest.MonkeyPatch, target: Path) -> None:
+    """Renaming a file onto ``target`` fails as on a read-only file system (the last step
+    of committing it); every other rename works."""
+    replace = os.replace
+
+    def failing(src: str | Path, dst: str | Path, **kw: object) -> None:
+        if Path(dst) == target:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(dst))
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing)
+
+
 def hidden(directory: Path) -> list[str]:
     return sorted(p.name for p in directory.iterdir() if p.name.startswith("."))
 
@@ -281,14 +294,7 @@ def test_a_failure_while_committing_restores_every_output(
     out, rollback = tmp_path / "plan.json", tmp_path / "rollback.json"
     out.write_text("old plan")
     rollback.write_text("old rollback")
-    replace = os.replace
-
-    def failing(src: str | Path, dst: str | Path, **kw: object) -> None:
-        if Path(dst) == rollback:
-            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(dst))
-        replace(src, dst)
-
-    monkeypatch.setattr(os, "replace", failing)
+    read_only_target(monkeypatch, rollback)
     r = cli([*ASSIGN, "--current", current, "--drain", "4", "--out", out, "--rollback", rollback])
     usage_error(r, str(rollback), "Read-only file system")
     assert out.read_text() == "old plan" and rollback.read_text() == "old rollback"
@@ -317,14 +323,7 @@ def test_a_plan_on_stdout_is_not_printed_when_its_rollback_fails(
     cli: Cli, current: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rollback = tmp_path / "rollback.json"
-    replace = os.replace
-
-    def failing(src: str | Path, dst: str | Path, **kw: object) -> None:
-        if Path(dst) == rollback:
-            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(dst))
-        replace(src, dst)
-
-    monkeypatch.setattr(os, "replace", failing)
+    read_only_target(monkeypatch, rollback)
     r = cli([*ASSIGN, "--current", current, "--drain", "4", "--rollback", rollback])
     usage_error(r, str(rollback), "Read-only file system")
     assert r.stdout == "" and not rollback.exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,24 +23,15 @@ from placement.score.simulate import run_simulate
 pytestmark = pytest.mark.spark
 
 
-def _synth(out: Path, topics: int, per_topic: int) -> Path:
-    from typer.testing import CliRunner
-
-    from mrc_plan_cli.main import app
-
-    args = ["snapshot", "synth", "--brokers", "6", "--racks", "3", "--topics", str(topics)]
-    args += ["--partitions-per-topic", str(per_topic), "--out", str(out)]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 0, result.output
-    return out
+Synth = Callable[..., Path]
 
 
 @pytest.fixture(scope="module")
-def pair(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def pair(tmp_path_factory: pytest.TempPathFactory, synth_snapshot: Synth) -> Path:
     """`s[1]` (12 partitions) next to `s1` (10 partitions): as a glob `s[1]` means `s1`."""
     root = tmp_path_factory.mktemp("glob")
-    _synth(root / "s[1]", 3, 4)
-    _synth(root / "s1", 2, 5)
+    synth_snapshot(root / "s[1]", topics=3, per_topic=4)
+    synth_snapshot(root / "s1", topics=2, per_topic=5)
     return root
 
 
@@ -50,13 +42,13 @@ def test_score_and_simulate_read_the_directory_named_not_the_glob(spark: Any, pa
     assert sum(t.partitions for t in report.topics) == 12
 
 
-def test_snapshot_star_is_not_a_wildcard(spark: Any, tmp_path: Path) -> None:
-    _synth(tmp_path / "snapshot", 2, 5)
+def test_snapshot_star_is_not_a_wildcard(spark: Any, synth_snapshot: Synth, tmp_path: Path) -> None:
+    synth_snapshot(tmp_path / "snapshot", topics=2, per_topic=5)
     (tmp_path / "snap*").mkdir()  # not a snapshot: refused, not read as `snapshot`
     with pytest.raises(InputError):
         score_snapshot(spark, tmp_path / "snap*")
     shutil.rmtree(tmp_path / "snap*")
-    _synth(tmp_path / "snap*", 3, 4)
+    synth_snapshot(tmp_path / "snap*", topics=3, per_topic=4)
     assert score_snapshot(spark, tmp_path / "snap*").partitions == 12
 
 
@@ -118,17 +110,22 @@ def test_spark_path_refuses_rows_kafka_would(
         run_simulate(snap, fail_brokers=[1])
 
 
-def test_bad_rows_fail_before_spark_starts(
-    pair: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """`score` and `simulate` scan the partitions on the driver before starting Spark."""
+@pytest.fixture
+def no_spark(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Starting Spark fails the test: what is refused must be refused before it starts."""
     import placement.score.session as session
+
+    def build_session(*args: object, **kwargs: object) -> None:
+        raise AssertionError("Spark started before the inputs were checked")
+
+    monkeypatch.setattr(session, "build_session", build_session)
+
+
+@pytest.mark.usefixtures("no_spark")
+def test_bad_rows_fail_before_spark_starts(pair: Path, tmp_path: Path) -> None:
+    """`score` and `simulate` scan the partitions on the driver before starting Spark."""
     from placement.score.run import run_score
 
-    def no_spark(*args: object, **kwargs: object) -> None:
-        raise AssertionError("Spark started before the partitions were checked")
-
-    monkeypatch.setattr(session, "build_session", no_spark)
     snap = tmp_path / "snap"
     shutil.copytree(pair / "s1", snap)
     (part,) = sorted((snap / "partitions").glob("*.parquet"))
@@ -140,16 +137,10 @@ def test_bad_rows_fail_before_spark_starts(
         run_simulate(snap, fail_brokers=[1])
 
 
-def test_non_utf8_paths_are_refused_before_spark_starts(
-    pair: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import placement.score.session as session
+@pytest.mark.usefixtures("no_spark")
+def test_non_utf8_paths_are_refused_before_spark_starts(pair: Path, tmp_path: Path) -> None:
     from placement.score.run import run_score
 
-    def no_spark(*args: object, **kwargs: object) -> None:
-        raise AssertionError("Spark started for a path it cannot open")
-
-    monkeypatch.setattr(session, "build_session", no_spark)
     odd = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/s\xff"))
     shutil.copytree(pair / "s1", odd)
     for run in (lambda: run_score(odd, []), lambda: run_simulate(odd, fail_brokers=[1])):
