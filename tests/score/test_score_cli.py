@@ -8,61 +8,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import Result
 
-from mrc_plan_cli.main import app
 from placement.score.report import ScoreReport
 
 pytestmark = pytest.mark.spark
-runner = CliRunner()
+Cli = Callable[..., Result]
+Synth = Callable[..., Path]
 
 
-def test_score_ranks_plans_and_writes_a_valid_report(spark: Any, tmp_path: Path) -> None:
+def test_score_ranks_plans_and_writes_a_valid_report(
+    spark: Any, cli: Cli, synth_snapshot: Synth, tmp_path: Path
+) -> None:
     import jsonschema
 
-    snap = tmp_path / "snap"
-    r = runner.invoke(
-        app,
-        [
-            "snapshot",
-            "synth",
-            "--brokers",
-            "12",
-            "--racks",
-            "3",
-            "--topics",
-            "4",
-            "--partitions-per-topic",
-            "20",
-            "--violations",
-            "0.1",
-            "--seed",
-            "4",
-            "--out",
-            str(snap),
-        ],
-    )
-    assert r.exit_code == 0, r.output
+    sizes = {"brokers": 12, "racks": 3, "topics": 4, "per_topic": 20}
+    snap = synth_snapshot(tmp_path / "snap", "--violations", "0.1", "--seed", "4", **sizes)
     plan = tmp_path / "current.json"
-    r = runner.invoke(app, ["snapshot", "export", str(snap), "--out", str(plan)])
+    r = cli(["snapshot", "export", snap, "--out", plan])
     assert r.exit_code == 0, r.output
     report_path = tmp_path / "report.json"
-    r = runner.invoke(
-        app,
-        [
-            "score",
-            "--snapshot",
-            str(snap),
-            "--plan",
-            str(plan),
-            "--master",
-            "local[2]",
-            "--format",
-            "json",
-            "--out",
-            str(report_path),
-        ],
-    )
+    json_out = ["--format", "json", "--out", report_path]
+    r = cli(["score", "--snapshot", snap, "--plan", plan, "--master", "local[2]", *json_out])
     assert r.exit_code == 0, r.output
     report = json.loads(r.stdout)
     assert report == json.loads(report_path.read_text())
@@ -77,26 +44,9 @@ def test_score_ranks_plans_and_writes_a_valid_report(spark: Any, tmp_path: Path)
     assert p.violations_after == p.violations_before == parsed.baseline.violations > 0
 
 
-def test_missing_plan_is_a_usage_error(tmp_path: Path) -> None:
-    snap = tmp_path / "snap"
-    runner.invoke(
-        app,
-        [
-            "snapshot",
-            "synth",
-            "--brokers",
-            "6",
-            "--racks",
-            "3",
-            "--topics",
-            "1",
-            "--partitions-per-topic",
-            "3",
-            "--out",
-            str(snap),
-        ],
-    )
-    r = runner.invoke(app, ["score", "--snapshot", str(snap), "--plan", str(tmp_path / "x")])
+def test_missing_plan_is_a_usage_error(cli: Cli, synth_snapshot: Synth, tmp_path: Path) -> None:
+    snap = synth_snapshot(tmp_path / "snap", topics=1, per_topic=3)
+    r = cli(["score", "--snapshot", snap, "--plan", tmp_path / "x"])
     assert r.exit_code == 2 and "plan file not found" in r.stderr
 
 
@@ -119,39 +69,22 @@ def test_bars_show_the_most_changed_brokers_on_one_scale() -> None:
 
 
 def test_bytes_to_move_are_unknown_without_sizes(
-    spark: Any, tmp_path: Path, example_snapshot: Callable[[Path], Path]
+    spark: Any, cli: Cli, tmp_path: Path, example_snapshot: Callable[[Path], Path]
 ) -> None:
     """A snapshot from describe output has no sizes: the text says unknown, never 0.0 GiB."""
     examples = Path(__file__).resolve().parents[2] / "examples"
     snap, plan = tmp_path / "snap", tmp_path / "plan.json"
-    inventory = str(examples / "inventory.json")
+    inputs = ["--inventory", examples / "inventory.json", "--topics", examples / "topics.json"]
     example_snapshot(snap)
-    r = runner.invoke(
-        app,
-        [
-            "assign",
-            "--inventory",
-            inventory,
-            "--topics",
-            str(examples / "topics.json"),
-            "--current",
-            str(snap),
-            "--drain",
-            "4",
-            "--out",
-            str(plan),
-        ],
-    )
+    r = cli(["assign", *inputs, "--current", snap, "--drain", "4", "--out", plan])
     assert r.exit_code == 0, r.output
     assert plan.exists()
-    r = runner.invoke(
-        app, ["score", "--snapshot", str(snap), "--plan", str(plan), "--master", "local[2]"]
-    )
+    r = cli(["score", "--snapshot", snap, "--plan", plan, "--master", "local[2]"])
     assert r.exit_code == 0, r.output
     moved = [line for line in r.stdout.splitlines() if "GiB to move" in line]
     assert moved and "unknown" in moved[0], r.stdout
     assert "0.0" not in moved[0]
     per_broker = [line for line in r.stdout.splitlines() if "bytes/broker" in line]
     assert per_broker and "unknown" in per_broker[0] and "GiB" not in per_broker[0], r.stdout
-    r = runner.invoke(app, ["score", "--snapshot", str(snap), "--format", "json"])
+    r = cli(["score", "--snapshot", snap, "--format", "json"])
     assert json.loads(r.stdout)["snapshot"]["partitions_without_size"] == 5
