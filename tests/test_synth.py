@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from placement.io.snapshot import write_snapshot
+from placement.io.snapshot import snapshot_policies, write_snapshot
 from placement.model.policy import PlacementPolicy
 from placement.snapshot.facts import summarize, violation_mask
 from placement.snapshot.synth import SynthSpec, synth
@@ -18,21 +18,8 @@ def _check_rows_independently(spec: SynthSpec) -> int:
     """Count violations with plain Python, independent of the vectorized checker."""
     result = synth(spec)
     snap = result.snapshot
-    rack = dict(
-        zip(
-            snap.brokers.column("broker_id").to_pylist(),
-            snap.brokers.column("rack").to_pylist(),
-            strict=True,
-        )
-    )
-    policy = {
-        t: PlacementPolicy.model_validate_json(p)
-        for t, p in zip(
-            snap.topics.column("topic").to_pylist(),
-            snap.topics.column("placement").to_pylist(),
-            strict=True,
-        )
-    }
+    rack = {b["broker_id"]: b["rack"] for b in snap.brokers.to_pylist()}
+    policy = snapshot_policies(snap.source, snap.topics)
     bad = 0
     for row in snap.partitions.to_pylist():
         p = policy[row["topic"]]

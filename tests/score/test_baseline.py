@@ -12,7 +12,8 @@ import pytest
 
 from placement.io.snapshot import read_snapshot
 from placement.model.policy import PlacementPolicy
-from placement.score.run import score_snapshot
+from placement.score.report import RackFailure
+from placement.score.run import run_score
 from placement.snapshot.synth import SynthSpec, synth
 
 pytestmark = pytest.mark.spark
@@ -61,28 +62,30 @@ def hand_snapshot(root: Path) -> None:
 def test_hand_snapshot(spark: Any, tmp_path: Path) -> None:
     root = tmp_path / "snap"
     hand_snapshot(root)
-    got = score_snapshot(spark, root)
-    assert got.partitions == 5
-    assert got.replicas == 18
+    report = run_score(root, master="local[2]")
+    assert report.snapshot.partitions == 5
+    assert report.snapshot.replicas == 18
+    got = report.baseline
     assert got.violations == 3
     # replicas per broker over the 7 inventory brokers (99 is not one of them)
     counts = [4, 3, 1, 4, 1, 2, 2]  # brokers 1..7
-    assert got.balance["replicas"].min == 1 and got.balance["replicas"].max == 4
-    assert got.balance["replicas"].mean == pytest.approx(sum(counts) / 7)
+    assert [b.replicas for b in got.brokers] == counts
+    assert got.balance.replicas.min == 1 and got.balance.replicas.max == 4
+    assert got.balance.replicas.mean == pytest.approx(sum(counts) / 7)
     mean = sum(counts) / 7
-    assert got.balance["replicas"].stddev == pytest.approx(
+    assert got.balance.replicas.stddev == pytest.approx(
         math.sqrt(sum((c - mean) ** 2 for c in counts) / 7)
     )
-    assert got.balance["leaders"].max == 3  # broker 1 leads orders-0, orders-1, free-0
+    assert got.balance.leaders.max == 3  # broker 1 leads orders-0, orders-1, free-0
     # west down: orders-0 keeps east 4 (s=1 < 2), observer 6 -> s+o = 2: promoted (v2 default)
     # orders-1 keeps 4, 5 (s=2): available; orders-2 keeps 4 (s=1) + 7: promoted;
     # orders-3 keeps only 7: 99's rack is unknown, so it may be in west and goes down with
     # it (s=0): offline; free-0 (no policy, min ISR 1) keeps 4: available
-    assert got.rack_failure["west"] == {"offline": 1, "under_min_isr": 0, "promoted": 2}
+    assert got.rack_failure["west"] == RackFailure(offline=1, under_min_isr=0, promoted=2)
     # east down: orders-0 keeps 1, 2: available; orders-1 keeps 1 (s=1) + 6: promoted;
     # orders-2 keeps 2, 2 (s=2): available; orders-3 keeps 3, 1 (s=2): available
-    assert got.rack_failure["east"] == {"offline": 0, "under_min_isr": 0, "promoted": 1}
-    assert got.rack_failure["central"] == {"offline": 0, "under_min_isr": 0, "promoted": 0}
+    assert got.rack_failure["east"] == RackFailure(offline=0, under_min_isr=0, promoted=1)
+    assert got.rack_failure["central"] == RackFailure(offline=0, under_min_isr=0, promoted=0)
 
 
 def test_synthetic_snapshot_matches_an_independent_count(spark: Any, tmp_path: Path) -> None:
@@ -90,18 +93,13 @@ def test_synthetic_snapshot_matches_an_independent_count(spark: Any, tmp_path: P
 
     result = synth(SynthSpec(30, 3, 20, 50, violations=0.05, seed=3))
     write_snapshot(tmp_path / "snap", result.snapshot)
-    got = score_snapshot(spark, tmp_path / "snap", default_min_isr=2)
+    report = run_score(tmp_path / "snap", master="local[2]", default_min_isr=2)
+    got = report.baseline
     snap = read_snapshot(tmp_path / "snap")
-    assert got.partitions == snap.partitions.num_rows
+    assert report.snapshot.partitions == snap.partitions.num_rows
     assert got.violations == result.violations
 
-    racks = dict(
-        zip(
-            snap.brokers.column("broker_id").to_pylist(),
-            snap.brokers.column("rack").to_pylist(),
-            strict=True,
-        )
-    )
+    racks = {b["broker_id"]: b["rack"] for b in snap.brokers.to_pylist()}
     policies = {
         t: (PlacementPolicy.model_validate_json(p), m)
         for t, p, m in zip(
@@ -131,8 +129,9 @@ def test_synthetic_snapshot_matches_an_independent_count(spark: Any, tmp_path: P
                 failure[rack]["promoted"] += 1
             elif s < m:
                 failure[rack]["under_min_isr"] += 1
-    assert got.balance["replicas"].max == max(load[b] for b in racks)
-    assert got.balance["replicas"].min == min(load[b] for b in racks)
+    assert {b.broker: b.replicas for b in got.brokers} == {b: load[b] for b in racks}
+    assert got.balance.replicas.max == max(load[b] for b in racks)
+    assert got.balance.replicas.min == min(load[b] for b in racks)
     for rack, counts in failure.items():
         for k in ("offline", "under_min_isr", "promoted"):
-            assert got.rack_failure[rack][k] == counts[k], (rack, k)
+            assert getattr(got.rack_failure[rack], k) == counts[k], (rack, k)

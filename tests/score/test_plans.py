@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from placement.io.reassignment import read_reassignment, render_reassignment
-from placement.io.snapshot import read_snapshot, read_table, write_snapshot
+from placement.io.snapshot import read_snapshot, write_snapshot
 from placement.model.assignment import PartitionAssignment
-from placement.score.run import prepare, read_partitions, read_plan, score_snapshot, score_state
+from placement.score.run import run_score
 from placement.snapshot.synth import SynthSpec, synth
 
 pytestmark = pytest.mark.spark
@@ -23,13 +23,7 @@ def test_plan_movement_and_after_state(spark: Any, tmp_path: Path) -> None:
     root = tmp_path / "snap"
     write_snapshot(root, result.snapshot)
     snap = read_snapshot(root)
-    racks = dict(
-        zip(
-            snap.brokers.column("broker_id").to_pylist(),
-            snap.brokers.column("rack").to_pylist(),
-            strict=True,
-        )
-    )
+    racks = {b["broker_id"]: b["rack"] for b in snap.brokers.to_pylist()}
     rows = snap.partitions.to_pylist()
     sizes = {(r["topic"], r["partition"]): r["size_bytes"] for r in rows}
     old = {
@@ -54,28 +48,33 @@ def test_plan_movement_and_after_state(spark: Any, tmp_path: Path) -> None:
     path.write_text(render_reassignment(plan))
     assert len(read_reassignment(path)) == len(plan)
 
-    ctx = prepare(spark, root, read_table(root, "brokers"), read_table(root, "topics"), 1)
-    state, move, before = score_state(read_partitions(spark, root), ctx, read_plan(spark, path))
-    assert move is not None
-    assert before == score_snapshot(spark, root)  # the same pass scores the state before
+    # the same plan as one multi-line document in another layout (read through Arrow, not
+    # line by line): scored the same
+    pretty = tmp_path / "plan-pretty.json"
+    pretty.write_text(json.dumps(json.loads(path.read_text()), indent=2))
+    report = run_score(root, [path, pretty], master="local[2]")
+    by_name = {Path(p.plan).name: p for p in report.plans}
+    got = by_name["plan.json"]
+    assert by_name["plan-pretty.json"].model_dump(exclude={"plan"}) == got.model_dump(
+        exclude={"plan"}
+    )
+    # the state before the plans is the snapshot as it stands, scored alone
+    alone = run_score(root, master="local[2]")
+    assert (report.snapshot, report.baseline) == (alone.snapshot, alone.baseline)
+    assert got.violations_before == alone.baseline.violations
     added = {a.key: set(a.replicas) - set(old[a.key].replicas) for a in plan}
-    assert move.partitions_changed == len(plan)
-    assert move.replicas_added == sum(len(v) for v in added.values())
-    assert move.replicas_removed == move.replicas_added
-    assert move.bytes_to_move == sum(sizes[k] * len(v) for k, v in added.items())
+    assert got.partitions_changed == len(plan)
+    assert got.replicas_added == sum(len(v) for v in added.values())
+    assert got.replicas_removed == got.replicas_added
+    assert got.bytes_to_move == sum(sizes[k] * len(v) for k, v in added.items())
     cross = sum(
         sizes[k] * sum(1 for b in v if racks[b] not in {racks[o] for o in old[k].replicas})
         for k, v in added.items()
     )
-    assert move.cross_rack_bytes == cross > 0
+    assert got.cross_rack_bytes == cross > 0
     after = dict(old) | {a.key: a for a in plan}
     load = Counter(b for a in after.values() for b in a.replicas)
-    assert state.balance["replicas"].max == max(load[b] for b in racks)
-    assert state.balance["replicas"].min == min(load[b] for b in racks)
-    assert state.violations > 0  # the swapped replicas now sit in the wrong rack
-
-    # the same plan as one multi-line document in another layout reads the same
-    other = tmp_path / "plan-pretty.json"
-    other.write_text(json.dumps(json.loads(path.read_text()), indent=2))
-    _, again, _ = score_state(read_partitions(spark, root), ctx, read_plan(spark, other))
-    assert again == move
+    assert {b.broker: b.replicas for b in got.brokers} == {b: load[b] for b in racks}
+    assert got.balance.replicas.max == max(load[b] for b in racks)
+    assert got.balance.replicas.min == min(load[b] for b in racks)
+    assert got.violations_after > 0  # the swapped replicas now sit in the wrong rack
