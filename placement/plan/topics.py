@@ -1,8 +1,10 @@
-"""The topics file: the planner's desired state (topics, partition counts, policies).
+"""The topics file (docs/formats.md, topics file): the planner's desired state, read
+into one TopicSpec per topic (name, partition count, the policy in force, min ISR).
 
-    {"default_placement": {...},
-     "topics": [{"name": "orders", "partitions": 12, "placement": {...} | "orders.json",
-                 "min_isr": 2}]}
+The file's shape is the model in placement/model/topics.py, published as
+schemas/topics.schema.json. This reader checks it itself, entry by entry in file order,
+to point at the first problem with a message of its own, and builds every entry it
+accepts through that model.
 
 A placement given as a string is a path relative to the topics file's directory (or to
 an explicit root): an absolute path, a `..` that climbs out and a symlink that leads out
@@ -20,7 +22,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from placement.errors import InputError
 from placement.io.jsonsrc import (
@@ -44,6 +46,7 @@ from placement.io.textfile import read_text
 from placement.model.diagnostic import Diagnostic, Severity
 from placement.model.kafka import TOPIC_NAME_HINT, topic_name_error
 from placement.model.policy import PlacementPolicy
+from placement.model.topics import TopicEntry, TopicsFile
 from placement.rules.base import CheckContext
 from placement.rules.schema import POLICY_KEYS
 from placement.rules.validate import cap_diagnostics, check_policy_text, check_policy_value
@@ -75,11 +78,6 @@ class TopicSpec:
     partitions: int
     policy: PlacementPolicy
     min_isr: int | None = None
-
-
-def _read_doc(path: Path) -> tuple[str, ParsedJson]:
-    text = read_text(path, "the topics file", TOPICS_BYTES)
-    return text, parse_json_file(text, str(path))
 
 
 class RefusedReferenceError(Exception):
@@ -180,135 +178,218 @@ def _read_reference(target: Path, ref: str) -> str:
     return text
 
 
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """The parsed topics file, and errors that point into it."""
+
+    name: str
+    doc: ParsedJson
+
+    @classmethod
+    def read(cls, path: Path) -> _Source:
+        text = read_text(path, "the topics file", TOPICS_BYTES)
+        return cls(str(path), parse_json_file(text, str(path)))
+
+    def fail(self, ptr: str, message: str, hint: str = "", *, key: bool = False) -> InputError:
+        pos = self.doc.locate(ptr, key=key)
+        return InputError(self.name, message, hint, line=pos.line, column=pos.column)
+
+
+# the keys the model defines, in its order (the hint lists them)
+_FILE_KEYS = tuple(TopicsFile.model_fields)
+_ENTRY_KEYS = tuple(TopicEntry.model_fields)
+
+
+def _only_known_keys(
+    src: _Source, ptr: str, obj: dict[str, Any], allowed: tuple[str, ...], where: str
+) -> None:
+    """Refuse the first key of ``obj`` that is not ``allowed``."""
+    for key in obj:
+        if key not in allowed:
+            listed = ", ".join(f'"{k}"' for k in allowed)
+            raise src.fail(
+                f"{ptr}/{key}", f'unknown key "{key}"{where}', f"allowed: {listed}", key=True
+            )
+
+
+def _positive_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _top_level(src: _Source) -> tuple[dict[str, Any], list[Any]]:
+    """The document's object and its "topics" array, or the first problem with either."""
+    if src.doc.duplicates:
+        d = src.doc.duplicates[0]
+        raise src.fail(d.pointer, f'duplicate key "{d.key}"', key=True)
+    root: Any = src.doc.value
+    if not isinstance(root, dict):
+        raise src.fail(
+            "",
+            "a topics file must be a JSON object",
+            '{"default_placement": {...}, "topics": [...]}',
+        )
+    _only_known_keys(src, "", root, _FILE_KEYS, "")
+    topics = root.get("topics")
+    if not isinstance(topics, list) or not topics:
+        raise src.fail("/topics" if "topics" in root else "", '"topics" must be a non-empty array')
+    return root, topics
+
+
+class _Policies:
+    """The policies of one topics file, inline or referenced, checked by the validate
+    rules. Their findings are collected, so that the read stops on a policy error only
+    after every entry is read; a referenced file is read and checked once per min ISR."""
+
+    def __init__(self, src: _Source, directory: Path, confine: Path | None) -> None:
+        self._src = src
+        self._directory = directory
+        self._confine = confine
+        self._referenced: dict[str, PlacementPolicy | None] = {}
+        self.diagnostics: list[Diagnostic] = []
+
+    def at(self, ptr: str, value: Any, ctx: CheckContext) -> PlacementPolicy | None:
+        """The policy written or referenced at ``ptr``; None when it is not one."""
+        if isinstance(value, str):
+            return self._reference(ptr, value, ctx)
+        diagnostics, policy = check_policy_value(self._src.doc, ptr, self._src.name, ctx)
+        self.diagnostics.extend(diagnostics)
+        return policy
+
+    def _reference(self, ptr: str, ref: str, ctx: CheckContext) -> PlacementPolicy | None:
+        try:
+            target = resolve_reference(self._directory, ref, self._confine)
+            key = f"{target}|{ctx.min_insync_replicas}"
+            if key in self._referenced:
+                return self._referenced[key]
+            text = _read_reference(target, ref)
+        except RefusedReferenceError as exc:
+            raise self._src.fail(ptr, exc.message, exc.hint) from None
+        checked = check_policy_text(text, str(target), ctx)
+        self.diagnostics.extend(checked.diagnostics)
+        self._referenced[key] = checked.policy
+        return checked.policy
+
+    def raise_errors(self) -> None:
+        if any(d.severity is Severity.ERROR for d in self.diagnostics):
+            raise InvalidPoliciesError(self._src.name, self.diagnostics)
+
+
+class _Entries:
+    """Reads the topic entries in file order, remembering what the earlier ones leave:
+    the names seen (a name listed twice) and the partitions counted (the cap on all)."""
+
+    def __init__(
+        self, src: _Source, policies: _Policies, ctx: CheckContext, root: dict[str, Any]
+    ) -> None:
+        self._src = src
+        self._policies = policies
+        self._ctx = ctx
+        # in this order: the default policy (its refusal comes first), then the caps
+        self._has_default = "default_placement" in root
+        self._default = (
+            policies.at("/default_placement", root["default_placement"], ctx)
+            if self._has_default
+            else None
+        )
+        count = len(root["topics"])
+        if count > TOPICS.value():
+            raise src.fail(
+                "/topics", f"{count:,} topics, above the cap of {TOPICS.value():,}", TOPICS.hint()
+            )
+        self._seen: dict[str, int] = {}
+        self._total = 0
+        self._per_topic_cap = PARTITIONS_PER_TOPIC.value()
+        self._total_cap = PARTITIONS_TOTAL.value()
+
+    def read(self, index: int, value: Any) -> TopicSpec | None:
+        """The topic at ``/topics/index``; None when its policy is invalid (the policy's
+        findings say why, and the read fails once every entry is read)."""
+        ptr = f"/topics/{index}"
+        if not isinstance(value, dict):
+            raise self._src.fail(ptr, "a topic entry must be an object")
+        _only_known_keys(self._src, ptr, value, _ENTRY_KEYS, " in a topic entry")
+        name = self._name(ptr, value, index)
+        count = self._partitions(ptr, value, name)
+        min_isr = value.get("min_isr")
+        if min_isr is not None and not _positive_int(min_isr):
+            raise self._src.fail(f"{ptr}/min_isr", '"min_isr" must be a positive integer')
+        policy = self._policy(ptr, value, name, min_isr)
+        if policy is None:
+            return None
+        members: dict[str, Any] = {"name": name, "partitions": count, "min_isr": min_isr}
+        if "placement" in value:  # a reference as written; an inline policy as checked
+            written = value["placement"]
+            members["placement"] = written if isinstance(written, str) else policy
+        entry = TopicEntry.model_validate(members)
+        return TopicSpec(entry.name, entry.partitions, policy, entry.min_isr)
+
+    def _name(self, ptr: str, value: dict[str, Any], index: int) -> str:
+        name = value.get("name")
+        if not isinstance(name, str) or not name:
+            where = f"{ptr}/name" if "name" in value else ptr
+            raise self._src.fail(where, 'a topic needs a non-empty "name"')
+        problem = topic_name_error(name)
+        if problem is not None:
+            raise self._src.fail(f"{ptr}/name", problem, TOPIC_NAME_HINT)
+        if name in self._seen:
+            raise self._src.fail(
+                ptr, f'topic "{name}" is listed twice (first at /topics/{self._seen[name]})'
+            )
+        self._seen[name] = index
+        return name
+
+    def _partitions(self, ptr: str, value: dict[str, Any], name: str) -> int:
+        count = value.get("partitions")
+        if not _positive_int(count):
+            raise self._src.fail(
+                f"{ptr}/partitions" if "partitions" in value else ptr,
+                f'topic "{name}" needs "partitions": a positive integer',
+            )
+        if count > self._per_topic_cap:
+            raise self._src.fail(
+                f"{ptr}/partitions",
+                f'topic "{name}" asks for {count:,} partitions, above the cap of '
+                f"{self._per_topic_cap:,} {PARTITIONS_PER_TOPIC.what}",
+                PARTITIONS_PER_TOPIC.hint(),
+            )
+        self._total += count
+        if self._total > self._total_cap:
+            raise self._src.fail(
+                f"{ptr}/partitions",
+                f"the topics up to {name!r} add up to {self._total:,} partitions, above the "
+                f"cap of {self._total_cap:,} {PARTITIONS_TOTAL.what}",
+                PARTITIONS_TOTAL.hint(),
+            )
+        return count
+
+    def _policy(
+        self, ptr: str, value: dict[str, Any], name: str, min_isr: int | None
+    ) -> PlacementPolicy | None:
+        if "placement" in value:
+            ctx = self._ctx
+            topic_ctx = CheckContext(ctx.inventory, min_isr or ctx.min_insync_replicas, ctx.ibp)
+            return self._policies.at(f"{ptr}/placement", value["placement"], topic_ctx)
+        if self._has_default:
+            return self._default
+        raise self._src.fail(
+            ptr, f'topic "{name}" has no "placement" and there is no "default_placement"'
+        )
+
+
 def read_topics(
     path: str | Path, ctx: CheckContext | None = None, *, refs_root: str | Path | None = None
 ) -> list[TopicSpec]:
     """Read and check a topics file; ``ctx`` adds inventory checks to every policy.
 
     Placement references are resolved inside ``refs_root`` (default: the topics file's
-    directory) and may not leave it.
+    directory) and may not leave it. Problems with the file itself stop the read at the
+    first one, in file order; policy findings are collected and raised together at the end.
     """
     p = Path(path)
-    name = str(p)
-    ctx = ctx or CheckContext()
-    confine = Path(refs_root) if refs_root is not None else None
-    _, doc = _read_doc(p)
-
-    def fail(ptr: str, message: str, hint: str = "", key: bool = False) -> InputError:
-        pos = doc.locate(ptr, key=key)
-        return InputError(name, message, hint, line=pos.line, column=pos.column)
-
-    if doc.duplicates:
-        d = doc.duplicates[0]
-        raise fail(d.pointer, f'duplicate key "{d.key}"', key=True)
-    root: Any = doc.value
-    if not isinstance(root, dict):
-        raise fail(
-            "",
-            "a topics file must be a JSON object",
-            '{"default_placement": {...}, "topics": [...]}',
-        )
-    for key in root:
-        if key not in ("default_placement", "topics"):
-            raise fail(
-                f"/{key}",
-                f'unknown key "{key}"',
-                'allowed: "default_placement", "topics"',
-                key=True,
-            )
-    topics = root.get("topics")
-    if not isinstance(topics, list) or not topics:
-        raise fail("/topics" if "topics" in root else "", '"topics" must be a non-empty array')
-
-    diagnostics: list[Diagnostic] = []
-    cache: dict[str, PlacementPolicy | None] = {}
-
-    def policy_at(ptr: str, value: Any, ctx: CheckContext) -> PlacementPolicy | None:
-        if isinstance(value, str):
-            try:
-                ref = resolve_reference(p.parent, value, confine)
-                key = f"{ref}|{ctx.min_insync_replicas}"
-                text = _read_reference(ref, value) if key not in cache else ""
-            except RefusedReferenceError as exc:
-                raise fail(ptr, exc.message, exc.hint) from None
-            if key not in cache:
-                checked = check_policy_text(text, str(ref), ctx)
-                diagnostics.extend(checked.diagnostics)
-                cache[key] = checked.policy
-            return cache[key]
-        diags, policy = check_policy_value(doc, ptr, name, ctx)
-        diagnostics.extend(diags)
-        return policy
-
-    default = None
-    if "default_placement" in root:
-        default = policy_at("/default_placement", root["default_placement"], ctx)
-    if len(topics) > TOPICS.value():
-        raise fail(
-            "/topics", f"{len(topics):,} topics, above the cap of {TOPICS.value():,}", TOPICS.hint()
-        )
-    specs: list[TopicSpec] = []
-    seen: dict[str, int] = {}
-    total = 0
-    per_topic_cap, total_cap = PARTITIONS_PER_TOPIC.value(), PARTITIONS_TOTAL.value()
-    for i, t in enumerate(topics):
-        ptr = f"/topics/{i}"
-        if not isinstance(t, dict):
-            raise fail(ptr, "a topic entry must be an object")
-        for key in t:
-            if key not in ("name", "partitions", "placement", "min_isr"):
-                raise fail(
-                    f"{ptr}/{key}",
-                    f'unknown key "{key}" in a topic entry',
-                    'allowed: "name", "partitions", "placement", "min_isr"',
-                    key=True,
-                )
-        topic = t.get("name")
-        if not isinstance(topic, str) or not topic:
-            raise fail(f"{ptr}/name" if "name" in t else ptr, 'a topic needs a non-empty "name"')
-        problem = topic_name_error(topic)
-        if problem is not None:
-            raise fail(f"{ptr}/name", problem, TOPIC_NAME_HINT)
-        if topic in seen:
-            raise fail(ptr, f'topic "{topic}" is listed twice (first at /topics/{seen[topic]})')
-        seen[topic] = i
-        count = t.get("partitions")
-        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-            raise fail(
-                f"{ptr}/partitions" if "partitions" in t else ptr,
-                f'topic "{topic}" needs "partitions": a positive integer',
-            )
-        if count > per_topic_cap:
-            raise fail(
-                f"{ptr}/partitions",
-                f'topic "{topic}" asks for {count:,} partitions, above the cap of '
-                f"{per_topic_cap:,} {PARTITIONS_PER_TOPIC.what}",
-                PARTITIONS_PER_TOPIC.hint(),
-            )
-        total += count
-        if total > total_cap:
-            raise fail(
-                f"{ptr}/partitions",
-                f"the topics up to {topic!r} add up to {total:,} partitions, above the cap of "
-                f"{total_cap:,} {PARTITIONS_TOTAL.what}",
-                PARTITIONS_TOTAL.hint(),
-            )
-        min_isr = t.get("min_isr")
-        if min_isr is not None and (
-            not isinstance(min_isr, int) or isinstance(min_isr, bool) or min_isr < 1
-        ):
-            raise fail(f"{ptr}/min_isr", '"min_isr" must be a positive integer')
-        if "placement" in t:
-            topic_ctx = CheckContext(ctx.inventory, min_isr or ctx.min_insync_replicas, ctx.ibp)
-            policy = policy_at(f"{ptr}/placement", t["placement"], topic_ctx)
-        elif default is not None or "default_placement" in root:
-            policy = default
-        else:
-            raise fail(
-                ptr, f'topic "{topic}" has no "placement" and there is no "default_placement"'
-            )
-        if policy is not None:
-            specs.append(TopicSpec(topic, count, policy, min_isr))
-    if any(d.severity is Severity.ERROR for d in diagnostics):
-        raise InvalidPoliciesError(name, diagnostics)
+    src = _Source.read(p)
+    root, topics = _top_level(src)
+    policies = _Policies(src, p.parent, None if refs_root is None else Path(refs_root))
+    entries = _Entries(src, policies, ctx or CheckContext(), root)
+    specs = [spec for i, t in enumerate(topics) if (spec := entries.read(i, t)) is not None]
+    policies.raise_errors()
     return specs
