@@ -90,6 +90,17 @@ def test_links_between_docs_lead_to_a_heading() -> None:
     assert links > 0
 
 
+def test_links_to_schema_files_lead_to_a_checked_in_schema() -> None:
+    names = [
+        name
+        for path in DOCS.glob("*.md")
+        for name in re.findall(r"\]\(\.\./schemas/([\w.-]+)\)", path.read_text(encoding="utf-8"))
+    ]
+    assert names
+    for name in names:
+        assert (REPO / "schemas" / name).is_file(), name
+
+
 def test_no_outside_spec_is_cited() -> None:
     for path, text in _sources().items():
         if path.suffix == ".py":
