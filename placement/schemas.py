@@ -1,27 +1,51 @@
-"""JSON Schemas generated from the pydantic models (checked into schemas/)."""
+"""JSON Schemas generated from the pydantic models (checked into schemas/).
+
+`SCHEMAS` is the registry: a schema's name to its model. A model is imported when it is
+looked up, not when the registry is: the CLI lists the names on every start (`schema NAME`),
+and the score and simulate reports pull in half the library.
+"""
 
 from __future__ import annotations
 
+import importlib
 import json
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
-from placement.model.diagnostic import ValidationReport
-from placement.model.inventory import Inventory
-from placement.model.policy import PlacementPolicy
-from placement.model.topics import TopicsFile
-from placement.score.report import ScoreReport
-from placement.simulate.failure import SimulateReport
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-SCHEMAS: dict[str, type[BaseModel]] = {
-    "placement": PlacementPolicy,
-    "inventory": Inventory,
-    "topics": TopicsFile,
-    "diagnostics": ValidationReport,
-    "score-report": ScoreReport,
-    "simulate-report": SimulateReport,
-}
+
+
+class _Models(Mapping[str, "type[BaseModel]"]):
+    """name -> model, each imported from its "module:Class" on first use."""
+
+    def __init__(self, where: dict[str, str]) -> None:
+        self._where = where
+
+    def __getitem__(self, name: str) -> type[BaseModel]:
+        module, _, attr = self._where[name].partition(":")
+        model: type[BaseModel] = getattr(importlib.import_module(module), attr)
+        return model
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
+SCHEMAS: Mapping[str, type[BaseModel]] = _Models(
+    {
+        "placement": "placement.model.policy:PlacementPolicy",
+        "inventory": "placement.model.inventory:Inventory",
+        "topics": "placement.model.topics:TopicsFile",
+        "diagnostics": "placement.model.diagnostic:ValidationReport",
+        "score-report": "placement.score.report:ScoreReport",
+        "simulate-report": "placement.simulate.failure:SimulateReport",
+    }
+)
 
 
 def render_schema(name: str) -> str:

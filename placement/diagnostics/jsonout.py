@@ -11,16 +11,19 @@ they are, not as \\u escapes.
 from __future__ import annotations
 
 import json
-from typing import Any
-
-from pydantic import BaseModel
-from pydantic_core import PydanticSerializationError
+from typing import TYPE_CHECKING, Any
 
 from placement.diagnostics.escape import encodable_tree, json_text
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def report_json(doc: BaseModel | dict[str, Any] | list[Any]) -> str:
     """``doc`` (a pydantic model or a tree of dicts, lists and scalars) as report text."""
+    from pydantic import BaseModel  # here: importing this module must stay cheap
+    from pydantic_core import PydanticSerializationError
+
     if isinstance(doc, BaseModel):
         # the model's own serialiser: its float and datetime formats are the schema's
         try:

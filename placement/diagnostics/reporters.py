@@ -12,15 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 from xml.etree import ElementTree as ET
 
 from placement.diagnostics.escape import escape
 from placement.diagnostics.jsonout import report_json
-from placement.model.diagnostic import Diagnostic, Severity, ValidationReport
-from placement.rules.registry import ALL_RULES
 
-Reporter = Callable[[ValidationReport], str]
+if TYPE_CHECKING:
+    from placement.model.diagnostic import Diagnostic, ValidationReport
+
+# what each reporter needs (the rules' texts, the records) is imported when it runs:
+# the CLI builds its --format choices from this module's REPORTERS on every start
+Reporter = Callable[["ValidationReport"], str]
 INFO_URI = "https://github.com/mrc-plan/mrc-plan"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -44,6 +48,8 @@ def _n(count: int, noun: str) -> str:
 
 
 def render_github(report: ValidationReport) -> str:
+    from placement.model.diagnostic import Severity
+
     """GitHub Actions workflow commands: one annotation per finding."""
     lines = []
     for f in report.files:
@@ -74,6 +80,9 @@ def _uri(path: str) -> str:
 
 
 def render_sarif(report: ValidationReport) -> str:
+    from placement.model.diagnostic import Severity
+    from placement.rules.registry import ALL_RULES
+
     """SARIF 2.1.0 with every rule of the registry in the tool's driver."""
     index = {r.code: i for i, r in enumerate(ALL_RULES)}
     rules = [
@@ -129,6 +138,8 @@ def render_sarif(report: ValidationReport) -> str:
 
 
 def render_junit(report: ValidationReport) -> str:
+    from placement.model.diagnostic import Severity
+
     """JUnit XML: one testcase per file, a failure per invalid file."""
     s = report.summary
     suites = ET.Element(
