@@ -112,11 +112,11 @@ def test_the_checker_catches_an_offence() -> None:
     ]
 
 
-def _modules_after(code: str) -> list[str]:
-    """Run ``code`` in a fresh interpreter; return which HEAVY modules it loaded."""
+def _modules_after(code: str, watched: list[str] = HEAVY) -> list[str]:
+    """Run ``code`` in a fresh interpreter; return which ``watched`` modules it loaded."""
     probe = (
         f"{code}\nimport json, sys\n"
-        f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))"
+        f"print(json.dumps(sorted(m for m in {watched!r} if m in sys.modules)))"
     )
     proc = subprocess.run(
         [sys.executable, "-c", probe],
@@ -132,6 +132,13 @@ def _modules_after(code: str) -> list[str]:
 
 def test_importing_the_cli_loads_no_heavy_library() -> None:
     assert _modules_after("import mrc_plan_cli.main") == []
+
+
+def test_the_registries_behind_the_cli_choices_load_nothing_on_import() -> None:
+    """--format and schema NAME come from REPORTERS and SCHEMAS on every start: their
+    modules must not pull in pydantic, the rules or the reports' models."""
+    watched = ["pydantic", "placement.rules.registry", "placement.score.report"]
+    assert _modules_after("import mrc_plan_cli.main", watched) == []
 
 
 @pytest.mark.parametrize(
