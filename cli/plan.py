@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -132,100 +131,11 @@ def show(
             raise InputError(
                 str(path), "no summary.json here", "pass an --out-dir written by `assign`"
             )
+        from placement.io.summary import read_summary
+
         show_summary(read_summary(summary_path), path)
         return
     _show_file(path)
-
-
-_INT = "an integer from 0 to 2^63-1"
-_SIZE = "an integer from 0 to 2^63-1, or null"
-_ETA = "a finite number from 0 to 10^18, or null"
-_NAME = "a file name"
-_NAME_OR_NULL = "a file name or null"
-_TOTAL = {
-    "batches": _INT,
-    "partitions": _INT,
-    "replicas_added": _INT,
-    "bytes": _SIZE,
-    "eta_seconds": _ETA,
-}
-_BATCH = {
-    "file": _NAME,
-    "rollback": _NAME_OR_NULL,
-    "partitions": _INT,
-    "replicas_added": _INT,
-    "bytes": _SIZE,
-    "senders": "an array of {broker, bytes}",
-    "receivers": "an array of {broker, bytes}",
-    "max_moves_per_broker": _INT,
-    "eta_seconds": _ETA,
-}
-_LEADERS = {"file": _NAME, "partitions": _INT, "election": _NAME_OR_NULL}
-
-
-def _fits(value: Any, want: str) -> bool:
-    """Numbers as `assign` writes them: integers within int64 (ids, counts, bytes; a
-    300-digit "bytes" is no size), durations finite and below 10^18 s."""
-    is_int = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT64_MAX
-    if want == _INT:
-        return is_int
-    if want == _SIZE:
-        return value is None or is_int
-    if want == _ETA:
-        finite = isinstance(value, float) and math.isfinite(value) and 0 <= value < 1e18
-        return value is None or is_int or finite
-    if want == _NAME:
-        return isinstance(value, str) and bool(value)
-    if want == _NAME_OR_NULL:
-        return value is None or (isinstance(value, str) and bool(value))
-    return isinstance(value, list) and all(
-        isinstance(r, dict) and "broker" in r and _fits(r["broker"], _INT) for r in value
-    )
-
-
-def _problem(doc: Any) -> tuple[str, str] | None:
-    """(JSON pointer, what is wrong) for the first way ``doc`` is not a summary."""
-    if not isinstance(doc, dict):
-        return "", "a summary.json is a JSON object"
-    shapes: list[tuple[str, Any, dict[str, str]]] = [("/total", doc.get("total"), _TOTAL)]
-    batches = doc.get("batches")
-    if not isinstance(batches, list):
-        return "/batches", '"batches" must be an array'
-    shapes += [(f"/batches/{i}", b, _BATCH) for i, b in enumerate(batches)]
-    if doc.get("leaders") is not None:
-        shapes.append(("/leaders", doc["leaders"], _LEADERS))
-    for ptr, value, fields in shapes:
-        if not isinstance(value, dict):
-            return ptr, f'"{ptr[1:]}" must be an object'
-        for key, want in fields.items():
-            if key not in value:
-                return ptr, f'"{ptr[1:]}" lacks "{key}"'
-            if not _fits(value[key], want):
-                return f"{ptr}/{key}", f'"{key}" must be {want}'
-    order = doc.get("order")
-    if not isinstance(order, list) or not all(isinstance(o, str) for o in order):
-        return "/order", '"order" must be an array of file names'
-    if not _fits(doc.get("throttle_bytes_per_s"), _SIZE):
-        return "/throttle_bytes_per_s", f'"throttle_bytes_per_s" must be {_SIZE}'
-    return None
-
-
-def read_summary(path: Path) -> dict[str, Any]:
-    """A ``summary.json`` written by `assign --out-dir`, or an `InputError` naming the file
-    (and the line) where it is not one."""
-    from placement.errors import InputError
-    from placement.io.jsonsrc import parse_json_file
-    from placement.io.textfile import read_text
-
-    text = read_text(path, "the summary")
-    hint = "it is written by `assign --out-dir`: write the directory again"
-    doc = parse_json_file(text, str(path), hint)
-    problem = _problem(doc.value)
-    if problem is not None:
-        pos = doc.locate(problem[0])
-        raise InputError(str(path), problem[1], hint, line=pos.line, column=pos.column)
-    value: dict[str, Any] = doc.value
-    return value
 
 
 def _show_file(path: Path) -> None:
@@ -234,6 +144,7 @@ def _show_file(path: Path) -> None:
     from rich.console import Console
 
     from placement.io.reassignment import read_reassignment
+    from placement.io.summary import read_summary
 
     from .render import cell
 
