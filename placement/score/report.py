@@ -13,6 +13,9 @@ then balance, then what a rack failure would take offline or make unwritable.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -24,7 +27,16 @@ class Stats(_Model):
     min: float
     max: float
     mean: float
-    stddev: float
+    stddev: float  # population
+
+    @classmethod
+    def of(cls, values: Sequence[int]) -> Stats:
+        """The statistics of ``values`` (all 0 for none)."""
+        if not values:
+            return cls(min=0, max=0, mean=0.0, stddev=0.0)
+        mean = sum(values) / len(values)
+        var = sum((v - mean) ** 2 for v in values) / len(values)
+        return cls(min=min(values), max=max(values), mean=mean, stddev=math.sqrt(var))
 
 
 class Balance(_Model):

@@ -6,7 +6,6 @@ Spark and never collected: only aggregates come back.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,9 +36,9 @@ from placement.score.report import (
     ScoreReport,
     SnapshotInfo,
     StateMetrics,
+    Stats,
     score,
 )
-from placement.score.report import Stats as ReportStats
 
 DataFrame = Any  # pyspark is imported lazily: `mrc-plan --help` must not pay for it
 
@@ -47,32 +46,6 @@ PARTITIONS_DDL = (
     "topic string, partition int, replicas array<int>, observers array<int>, "
     "isr array<int>, leader int, size_bytes long"
 )
-
-
-@dataclass(frozen=True)
-class Stats:
-    min: float
-    max: float
-    mean: float
-    stddev: float
-
-    @classmethod
-    def of(cls, values: list[int]) -> Stats:
-        if not values:
-            return cls(0, 0, 0.0, 0.0)
-        mean = sum(values) / len(values)
-        var = sum((v - mean) ** 2 for v in values) / len(values)
-        return cls(min(values), max(values), mean, math.sqrt(var))
-
-
-@dataclass(frozen=True)
-class StateScore:
-    partitions: int
-    replicas: int
-    violations: int
-    balance: dict[str, Stats]  # replicas, leaders, bytes over every broker of the inventory
-    loads: dict[int, tuple[int, int, int]]  # broker -> replicas, leaders, bytes (inventory)
-    rack_failure: dict[str, dict[str, int]]  # rack -> offline, under_min_isr, promoted
 
 
 def parsed_policies(
@@ -99,15 +72,15 @@ class Context:
     default_min_isr: int
 
 
+def broker_racks(brokers: Any) -> dict[int, str | None]:
+    """Each broker of a snapshot's brokers table and its rack (None: listed without one)."""
+    ids, racks = brokers.column("broker_id").to_pylist(), brokers.column("rack").to_pylist()
+    return dict(zip(ids, racks, strict=True))
+
+
 def prepare(spark: Any, root: Path, brokers: Any, topics: Any, default_min_isr: int) -> Context:
     """Read the snapshot's small tables into a `Context` (on the driver: they are small)."""
-    by_id = dict(
-        zip(
-            brokers.column("broker_id").to_pylist(),
-            brokers.column("rack").to_pylist(),
-            strict=True,
-        )
-    )
+    by_id = broker_racks(brokers)
     parsed = parsed_policies(root, topics)
     racks = RackCodes.build(by_id, {r for _, p, _ in parsed if p for r in p.per_rack()})
     code = {n: i for i, n in enumerate(racks.names)}
@@ -145,16 +118,6 @@ def read_partitions(spark: Any, root: Path, *, verified: bool = False) -> Any:
     reader = spark.read.schema(PARTITIONS_DDL)
     where = spark_path(path)
     return reader.json(where) if path.suffix == ".jsonl" else reader.parquet(where)
-
-
-@dataclass(frozen=True)
-class Movement:
-    partitions_changed: int
-    replicas_added: int
-    replicas_removed: int
-    bytes_to_move: int  # of the partitions whose size is known
-    cross_rack_bytes: int
-    bytes_unknown_partitions: int  # partitions gaining replicas whose size is unknown
 
 
 PLAN_ENTRY = "topic string, partition int, replicas array<int>, observers array<int>"
@@ -282,23 +245,30 @@ def _totals(rows: DataFrame, ctx: Context, extra: Sequence[str] = ()) -> Totals:
     return Totals(sums, loads)
 
 
-def _state(totals: Totals, ctx: Context) -> StateScore:
-    balance = {}
-    for i, metric in enumerate(("replicas", "leaders", "bytes")):
-        balance[metric] = Stats.of([totals.loads.get(b, (0, 0, 0))[i] for b in ctx.brokers])
+def _metrics(totals: Totals, ctx: Context) -> StateMetrics:
+    """A state's figures from its totals, over every broker of the inventory."""
+    loads = [totals.loads.get(b, (0, 0, 0)) for b in ctx.brokers]
+    balance = Balance(
+        replicas=Stats.of([r for r, _, _ in loads]),
+        leaders=Stats.of([lead for _, lead, _ in loads]),
+        bytes=Stats.of([size for _, _, size in loads]),
+    )
     failure = {}
     for code in ctx.racks.inventory:
         name = ctx.racks.names[code]
-        failure[name] = {
+        counts = {
             k: totals.sums[f"{name}\x00{k}"] for k in ("offline", "under_min_isr", "promoted")
         }
-    return StateScore(
-        loads={b: totals.loads.get(b, (0, 0, 0)) for b in ctx.brokers},
-        partitions=totals.sums["partitions"],
-        replicas=totals.sums["n_replicas"],
-        violations=totals.sums["violations"],
-        balance=balance,
-        rack_failure=failure,
+        failure[name] = RackFailure(**counts)
+    brokers = []
+    for b, (replicas, leaders, size) in sorted(zip(ctx.brokers, loads, strict=True)):
+        placed = ctx.racks.of.get(b)
+        rack = None if placed is None else ctx.racks.names[placed]
+        brokers.append(
+            BrokerLoad(broker=b, rack=rack, replicas=replicas, leaders=leaders, bytes=size)
+        )
+    return StateMetrics(
+        violations=totals.sums["violations"], balance=balance, rack_failure=failure, brokers=brokers
     )
 
 
@@ -316,41 +286,72 @@ def plan_totals(parts: DataFrame, ctx: Context, plan: DataFrame) -> Totals:
     return _totals(parts.transform(plan_rows(plan, ctx.racks)), ctx, extra)
 
 
-def score_state(
-    parts: DataFrame, ctx: Context, plan: DataFrame | None = None
-) -> tuple[StateScore, Movement | None, StateScore | None]:
-    """The partitions as they are, or after ``plan`` (then also what the plan moves and the
-    state before it)."""
-    base = baseline_totals(parts, ctx)
-    if plan is None:
-        return _state(base, ctx), None, None
-    delta = plan_totals(parts, ctx, plan)
-    movement = Movement(*(delta.sums[f] for f in MOVEMENT))
-    return _state(base + delta, ctx), movement, _state(base, ctx)
+def plan_score(name: str, base: Totals, delta: Totals, ctx: Context) -> PlanScore:
+    """A plan's entry in the report, from the snapshot's totals and the plan's difference."""
+    after = _metrics(base + delta, ctx)
+    move = {f: delta.sums[f] for f in MOVEMENT}
+    return PlanScore(
+        plan=name,
+        **move,
+        violations_before=base.sums["violations"],
+        violations_after=after.violations,
+        balance=after.balance,
+        rack_failure=after.rack_failure,
+        brokers=after.brokers,
+        score=score(
+            partitions=base.sums["partitions"],
+            replicas=base.sums["n_replicas"],
+            violations_after=after.violations,
+            replicas_added=move["replicas_added"],
+            balance=after.balance,
+            rack_failure=after.rack_failure,
+        ),
+    )
 
 
-def score_snapshot(spark: Any, root: str | Path, default_min_isr: int = 1) -> StateScore:
-    r = Path(root)
-    ctx = prepare(spark, r, read_table(r, "brokers"), read_table(r, "topics"), default_min_isr)
-    return score_state(read_partitions(spark, r), ctx)[0]
+def snapshot_dir(snapshot: str | Path) -> Path:
+    root = Path(snapshot)
+    if not root.is_dir():
+        raise InputError(str(root), "a snapshot is a directory holding brokers, topics, partitions")
+    return root
 
 
-def _balance(state: StateScore) -> Balance:
-    return Balance(**{k: ReportStats(**vars(v)) for k, v in state.balance.items()})
+@dataclass(frozen=True)
+class Stage:
+    """A Spark stage ready to run: the session, the `Context` and the partitions."""
+
+    spark: Any
+    ctx: Context
+    partitions: DataFrame
+    unsized: int  # partitions without a size
 
 
-def _failure(state: StateScore) -> dict[str, RackFailure]:
-    return {r: RackFailure(**c) for r, c in state.rack_failure.items()}
+def start_stage(
+    root: Path,
+    brokers: Any,
+    topics: Any,
+    plans: Sequence[PlanFile],
+    *,
+    master: str | None,
+    default_min_isr: int,
+    app: str,
+    progress: Callable[[str], None],
+) -> Stage:
+    """Start Spark on the snapshot at ``root``, once the driver has checked what Spark will
+    read: the partitions (rows Kafka would refuse) and the paths (ones Spark cannot open)."""
+    from placement.score.session import build_session
 
-
-def _brokers(state: StateScore, ctx: Context) -> list[BrokerLoad]:
-    out = []
-    for b in sorted(state.loads):
-        code = ctx.racks.of.get(b)
-        replicas, leaders, size = state.loads[b]
-        rack = None if code is None else ctx.racks.names[code]
-        out.append(BrokerLoad(broker=b, rack=rack, replicas=replicas, leaders=leaders, bytes=size))
-    return out
+    progress("checking the partitions")
+    unsized = verify_partitions(root)  # 2 s on 5M partitions
+    for path in [table_path(root, "partitions"), *(Path(pf.path) for pf in plans)]:
+        spark_path(path)
+    progress("starting Spark")
+    spark = build_session(master, app=app)
+    ctx = prepare(spark, root, brokers, topics, default_min_isr)
+    # not cached: one pass per plan reads the Parquet again faster (measured: 2 s a pass on
+    # 5M partitions) than Spark builds its in-memory cache (10 s)
+    parts = read_partitions(spark, root, verified=True)
+    return Stage(spark, ctx, parts, unsized)
 
 
 def run_score(
@@ -362,70 +363,47 @@ def run_score(
     progress: Callable[[str], None] = lambda _: None,
 ) -> ScoreReport:
     """Score the snapshot as it stands and after each plan; one SparkSession for all."""
-    from placement.score.session import build_session
-
-    r = Path(snapshot)
-    if not r.is_dir():
-        raise InputError(str(r), "a snapshot is a directory holding brokers, topics, partitions")
+    r = snapshot_dir(snapshot)
     brokers = read_table(r, "brokers")
     topics = read_table(r, "topics")
     parsed_policies(r, topics)  # bad policies fail before Spark starts
     checked = read_plans(r, plans, brokers)  # and so do bad plans
-    progress("checking the partitions")
-    unsized = verify_partitions(r)  # and rows Kafka would refuse (2 s on 5M partitions)
-    for path in [table_path(r, "partitions"), *(Path(pf.path) for pf in checked)]:
-        spark_path(path)  # and paths Spark cannot open
-    progress("starting Spark")
-    spark = build_session(master, app="mrc-plan score")
-    ctx = prepare(spark, r, brokers, topics, default_min_isr)
-    # not cached: one pass per plan reads the Parquet again faster (measured: 2 s a pass on
-    # 5M partitions) than Spark builds its in-memory cache (10 s)
-    parts = read_partitions(spark, r, verified=True)
+    stage = start_stage(
+        r,
+        brokers,
+        topics,
+        checked,
+        master=master,
+        default_min_isr=default_min_isr,
+        app="mrc-plan score",
+        progress=progress,
+    )
+    ctx, parts = stage.ctx, stage.partitions
     progress("scoring the snapshot as it stands")
     base = baseline_totals(parts, ctx)
-    before = _state(base, ctx)
     scored = []
     for plan, pf in zip(plans, checked, strict=True):
         progress(f"scoring {plan}")
-        delta = plan_totals(parts, ctx, read_plan(spark, pf))
+        delta = plan_totals(parts, ctx, read_plan(stage.spark, pf))
         if delta.sums["in_snapshot"] != len(pf.entries):
-            refuse_missing(spark, parts, pf, r, topics)
-        move = Movement(*(delta.sums[f] for f in MOVEMENT))
-        state = _state(base + delta, ctx)
-        balance, failure = _balance(state), _failure(state)
-        scored.append(
-            PlanScore(
-                plan=str(plan),
-                **vars(move),
-                violations_before=before.violations,
-                violations_after=state.violations,
-                balance=balance,
-                rack_failure=failure,
-                brokers=_brokers(state, ctx),
-                score=score(
-                    partitions=before.partitions,
-                    replicas=before.replicas,
-                    violations_after=state.violations,
-                    replicas_added=move.replicas_added,
-                    balance=balance,
-                    rack_failure=failure,
-                ),
-            )
-        )
+            refuse_missing(stage.spark, parts, pf, r, topics)
+        scored.append(plan_score(str(plan), base, delta, ctx))
     scored.sort(key=lambda p: (-p.score, p.plan))
     return ScoreReport(
         snapshot=SnapshotInfo(
             brokers=brokers.num_rows,
             topics=topics.num_rows,
-            partitions=before.partitions,
-            replicas=before.replicas,
-            partitions_without_size=unsized,
+            partitions=base.sums["partitions"],
+            replicas=base.sums["n_replicas"],
+            partitions_without_size=stage.unsized,
         ),
-        baseline=StateMetrics(
-            violations=before.violations,
-            balance=_balance(before),
-            rack_failure=_failure(before),
-            brokers=_brokers(before, ctx),
-        ),
+        baseline=_metrics(base, ctx),
         plans=scored,
     )
+
+
+def score_snapshot(spark: Any, root: str | Path, default_min_isr: int = 1) -> SnapshotInfo:
+    """The snapshot's sizes, through `run_score` on ``spark``'s master. Not on the product
+    path: kept only while tests/score/test_spark_paths.py calls it (to go with it)."""
+    master = spark.sparkContext.master
+    return run_score(root, master=master, default_min_isr=default_min_isr).snapshot
