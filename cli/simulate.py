@@ -155,9 +155,7 @@ def simulate(
     _show(report, format, err)
     if written is not None:
         _say_unclean(err, outputs, outcomes, written, unclean_out)
-    lost_quorum = report.quorum is not None and not report.quorum.kept
-    failed = report.writes_fail > 0 or lost_quorum
-    raise typer.Exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
+    raise typer.Exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
 
 
 def _failure_flags(

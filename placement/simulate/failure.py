@@ -149,6 +149,12 @@ class SimulateReport(_Model):
         """Partitions where acks=all writes stop: offline or under min ISR."""
         return self.totals.offline + self.totals.under_min_isr
 
+    @property
+    def failed(self) -> bool:
+        """The failure stops writes somewhere: a partition offline or under min ISR, or the
+        KRaft quorum lost (`simulate` exits 1)."""
+        return self.writes_fail > 0 or (self.quorum is not None and not self.quorum.kept)
+
     def unknown_rack_note(self) -> str | None:
         """What the report assumed about brokers of unknown rack, for stderr; None: none."""
         from placement.diagnostics.escape import escape
