@@ -26,8 +26,10 @@ def _exact_int(value: Any) -> Any:
     return value
 
 
-def _not_null(value: Any) -> Any:
-    # the key is optional, but an explicit null is a mistake, as for observers
+def not_null(value: Any) -> Any:
+    """A validator for an optional key whose value may not be null: leaving the key out
+    means the default, while an explicit null is a mistake (observerPromotionPolicy, the
+    topics file's placement)."""
     if value is None:
         raise PydanticCustomError("null_value", "Input should not be null; omit the key instead")
     return value
@@ -70,7 +72,7 @@ class PlacementPolicy(_Strict):
     observers: list[ReplicaConstraint] = Field(default_factory=list)
     observerPromotionPolicy: Annotated[  # noqa: N815 - Confluent spells it so
         PromotionValue | None,
-        BeforeValidator(_not_null),
+        BeforeValidator(not_null),
         WithJsonSchema(_PROMOTION_SCHEMA),
         Field(json_schema_extra=_no_default),
     ] = None

@@ -32,7 +32,7 @@ from pydantic.config import JsonDict
 from pydantic_core import PydanticCustomError
 
 from placement.model.kafka import TOPIC_NAME_MAX, topic_name_error
-from placement.model.policy import PlacementPolicy
+from placement.model.policy import PlacementPolicy, not_null
 
 
 def _legal_topic_name(name: str) -> str:
@@ -40,13 +40,6 @@ def _legal_topic_name(name: str) -> str:
     if problem is not None:
         raise PydanticCustomError("topic_name", problem)
     return name
-
-
-def _not_null(value: Any) -> Any:
-    # an absent placement takes the default; an explicit null is refused by the reader
-    if value is None:
-        raise PydanticCustomError("null_value", "Input should not be null; omit the key instead")
-    return value
 
 
 def _optional_not_null(schema: dict[str, Any]) -> None:
@@ -81,7 +74,7 @@ PolicyReference = Annotated[
 
 Placement = Annotated[
     PlacementPolicy | PolicyReference | None,
-    BeforeValidator(_not_null),
+    BeforeValidator(not_null),
     Field(json_schema_extra=_optional_not_null),
 ]
 
