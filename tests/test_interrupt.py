@@ -16,6 +16,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -76,7 +77,9 @@ def running(children: list[int]) -> bool:
 
 
 @pytest.fixture(scope="module")
-def snapshot(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def snapshot(
+    tmp_path_factory: pytest.TempPathFactory, process: Callable[..., Any]
+) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("interrupt")
     snap, plan = root / "snap", root / "plan.json"
     for args in (
@@ -84,7 +87,7 @@ def snapshot(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
          "--partitions-per-topic", "30", "--violations", "0.2", "--seed", "3", "--out", str(snap)],
         ["snapshot", "export", str(snap), "--out", str(plan)],
     ):  # fmt: skip
-        done = subprocess.run([MRC_PLAN, *args], capture_output=True, text=True, check=False)
+        done = process([MRC_PLAN, *args])
         assert done.returncode == 0, done.stderr
     return snap, plan
 

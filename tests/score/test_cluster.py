@@ -22,7 +22,8 @@ MRC_PLAN = str(Path(sys.executable).parent / "mrc-plan")
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    """`mrc-plan ARGS` in a process of its own; no traceback may reach its stderr."""
+    done = subprocess.run(
         [MRC_PLAN, *args],
         capture_output=True,
         text=True,
@@ -30,6 +31,8 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
         timeout=600,
         env=None if env is None else {**os.environ, **env},
     )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
 
 
 def daemon_pids(state: Path) -> list[int]:

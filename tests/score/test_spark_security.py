@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -113,16 +114,15 @@ def test_a_planted_jvm_log_is_refused(tmpdir_is: Path, victim: Path, how: str) -
 
 @pytest.mark.slow
 def test_score_refuses_a_planted_log_before_starting_spark(
-    tmpdir_is: Path, victim: Path, tmp_path: Path
+    tmpdir_is: Path, victim: Path, tmp_path: Path, process: Callable[..., Any]
 ) -> None:
     """The command as a user runs it: exit 2 naming the path, the file it points to intact.
     (Before: the JVM's stderr was opened through the link, with O_TRUNC.)"""
     planted(tmpdir_is, victim, "the directory is a link")
     snap = tmp_path / "snap"
-    synth = subprocess.run(
+    synth = process(
         [MRC_PLAN, "snapshot", "synth", "--brokers", "3", "--racks", "3", "--topics", "1",
          "--partitions-per-topic", "3", "--out", str(snap)],
-        capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert synth.returncode == 0, synth.stderr
     result = subprocess.run(
