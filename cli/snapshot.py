@@ -180,21 +180,11 @@ def export(
     from placement.errors import UsageError
     from placement.io.outputs import Outputs
     from placement.io.reassignment import render_reassignment
-    from placement.io.snapshot import read_snapshot
-    from placement.model.assignment import PartitionAssignment
+    from placement.io.snapshot import read_snapshot, snapshot_assignments
 
     outputs = Outputs.of([("SNAPSHOT", snapshot)])
     plan_out = outputs.add("--out", out) if out is not None else None
-    parts = read_snapshot(snapshot).partitions
-    wanted = set(topic or [])
-    rows = [
-        PartitionAssignment(t, p, tuple(r), tuple(o or ()))
-        for t, p, r, o in zip(
-            *(parts.column(c).to_pylist() for c in ("topic", "partition", "replicas", "observers")),
-            strict=True,
-        )
-        if not wanted or t in wanted
-    ]
+    rows, _ = snapshot_assignments(read_snapshot(snapshot), topic or ())
     if not rows:
         raise UsageError("no partitions to export", "check the --topic names")
     text = render_reassignment(rows)

@@ -11,7 +11,12 @@ from pydantic import ValidationError
 
 from placement.io.describe import SNIFF_BYTES, looks_like_describe, read_describe
 from placement.io.reassignment import read_reassignment
-from placement.io.snapshot import policy_error, read_snapshot, snapshot_policies
+from placement.io.snapshot import (
+    policy_error,
+    read_snapshot,
+    snapshot_assignments,
+    snapshot_policies,
+)
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.policy import PlacementPolicy
 
@@ -29,21 +34,7 @@ def read_current(path: str | Path) -> CurrentState:
     p = Path(path)
     if p.is_dir():
         snap = read_snapshot(p)
-        parts = snap.partitions
-        rows = zip(
-            *(
-                parts.column(c).to_pylist()
-                for c in ("topic", "partition", "replicas", "observers", "size_bytes")
-            ),
-            strict=True,
-        )
-        assignments, sizes = [], {}
-        for topic, partition, replicas, observers, size in rows:
-            assignments.append(
-                PartitionAssignment(topic, partition, tuple(replicas), tuple(observers or ()))
-            )
-            if size is not None:
-                sizes[(topic, partition)] = size
+        assignments, sizes = snapshot_assignments(snap)
         min_isr = {
             topic: m
             for topic, m in zip(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +24,7 @@ from placement.errors import InputError
 from placement.io.outputs import SNAPSHOT_MARKER, Output, Outputs
 
 if TYPE_CHECKING:
+    from placement.model.assignment import Key, PartitionAssignment
     from placement.model.policy import PlacementPolicy
 
 BROKERS = pa.schema(
@@ -399,6 +400,31 @@ def snapshot_policies(root: str | Path, topics: pa.Table) -> dict[str, Placement
                 raise policy_error(str(root), name, exc.errors()[0]["msg"]) from None
         out[name] = parsed[text]
     return out
+
+
+def snapshot_assignments(
+    snap: Snapshot, topics: Collection[str] = ()
+) -> tuple[list[PartitionAssignment], dict[Key, int]]:
+    """The partitions as assignments (only those of ``topics``, when given), and the sizes
+    of those that have one."""
+    from placement.model.assignment import PartitionAssignment
+
+    wanted = set(topics)
+    parts = snap.partitions
+    columns = ("topic", "partition", "replicas", "observers", "size_bytes")
+    assignments: list[PartitionAssignment] = []
+    sizes: dict[Key, int] = {}
+    for topic, partition, replicas, observers, size in zip(
+        *(parts.column(c).to_pylist() for c in columns), strict=True
+    ):
+        if wanted and topic not in wanted:
+            continue
+        assignments.append(
+            PartitionAssignment(topic, partition, tuple(replicas), tuple(observers or ()))
+        )
+        if size is not None:
+            sizes[(topic, partition)] = size
+    return assignments, sizes
 
 
 def read_snapshot(root: str | Path) -> Snapshot:
