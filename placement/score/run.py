@@ -400,10 +400,3 @@ def run_score(
         baseline=_metrics(base, ctx),
         plans=scored,
     )
-
-
-def score_snapshot(spark: Any, root: str | Path, default_min_isr: int = 1) -> SnapshotInfo:
-    """The snapshot's sizes, through `run_score` on ``spark``'s master. Not on the product
-    path: kept only while tests/score/test_spark_paths.py calls it (to go with it)."""
-    master = spark.sparkContext.master
-    return run_score(root, master=master, default_min_isr=default_min_isr).snapshot

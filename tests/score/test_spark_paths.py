@@ -17,10 +17,16 @@ from placement.errors import InputError
 from placement.io.reassignment import render_reassignment
 from placement.io.snapshot import read_snapshot
 from placement.model.assignment import PartitionAssignment
-from placement.score.run import read_plan, score_snapshot
+from placement.score.report import SnapshotInfo
+from placement.score.run import read_plan, run_score
 from placement.score.simulate import run_simulate
 
 pytestmark = pytest.mark.spark
+
+
+def _scored(spark: Any, root: Path) -> SnapshotInfo:
+    """The snapshot as `score` reads it, through its entry point on the shared session."""
+    return run_score(root, master=spark.sparkContext.master).snapshot
 
 
 Synth = Callable[..., Path]
@@ -36,8 +42,8 @@ def pair(tmp_path_factory: pytest.TempPathFactory, synth_snapshot: Synth) -> Pat
 
 
 def test_score_and_simulate_read_the_directory_named_not_the_glob(spark: Any, pair: Path) -> None:
-    assert score_snapshot(spark, pair / "s[1]").partitions == 12
-    assert score_snapshot(spark, pair / "s1").partitions == 10
+    assert _scored(spark, pair / "s[1]").partitions == 12
+    assert _scored(spark, pair / "s1").partitions == 10
     report, _ = run_simulate(pair / "s[1]", fail_brokers=[1])
     assert sum(t.partitions for t in report.topics) == 12
 
@@ -46,10 +52,10 @@ def test_snapshot_star_is_not_a_wildcard(spark: Any, synth_snapshot: Synth, tmp_
     synth_snapshot(tmp_path / "snapshot", topics=2, per_topic=5)
     (tmp_path / "snap*").mkdir()  # not a snapshot: refused, not read as `snapshot`
     with pytest.raises(InputError):
-        score_snapshot(spark, tmp_path / "snap*")
+        _scored(spark, tmp_path / "snap*")
     shutil.rmtree(tmp_path / "snap*")
     synth_snapshot(tmp_path / "snap*", topics=3, per_topic=4)
-    assert score_snapshot(spark, tmp_path / "snap*").partitions == 12
+    assert _scored(spark, tmp_path / "snap*").partitions == 12
 
 
 def test_plan_file_name_with_glob_characters(spark: Any, pair: Path, tmp_path: Path) -> None:
@@ -72,7 +78,7 @@ def test_non_utf8_snapshot_path_is_refused_on_spark(spark: Any, pair: Path, tmp_
     odd = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/s\xff"))
     shutil.copytree(pair / "s1", odd)
     with pytest.raises(InputError, match="not UTF-8"):
-        score_snapshot(spark, odd)
+        _scored(spark, odd)
 
 
 @pytest.mark.parametrize(
@@ -104,7 +110,7 @@ def test_spark_path_refuses_rows_kafka_would(
         table = table.set_column(i, "replicas", pa.array(replicas, pa.list_(pa.int32())))
     pq.write_table(table, part)
     with pytest.raises(InputError, match=message) as err:
-        score_snapshot(spark, snap)
+        _scored(spark, snap)
     assert str(snap) in err.value.path
     with pytest.raises(InputError, match=message):
         run_simulate(snap, fail_brokers=[1])
