@@ -190,115 +190,149 @@ def _leader(raw: str, path: str, line: int, column: int | None) -> int | None:
 
 def parse_describe(text: str, path: str = "<describe>") -> Describe:
     """Parse the output of `kafka-topics --describe` (several topics allowed)."""
-    out = Describe()
-    seen: set[tuple[str, int]] = set()
-    headers: dict[str, int] = {}  # topic -> line of its `Topic:` header
-    in_reassignment: set[tuple[str, int]] = set()
-    cap = PARTITIONS_TOTAL.value()
-    for line_no, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        configs_m = _CONFIGS.search(raw)
-        head = raw[: configs_m.start()] if configs_m else raw
-        fields: dict[str, str] = {}
-        col: dict[str, int] = {}  # label -> 1-based column of its value
-        labels = list(_LABEL.finditer(head))
-        for i, m in enumerate(labels):
-            end = labels[i + 1].start() if i + 1 < len(labels) else len(head)
-            fields[m.group(1)] = head[m.end() : end].strip()
-            col[m.group(1)] = m.end() + 1
-        if "Topic" not in fields:
-            continue  # warnings and banners printed around the output
-        topic = _topic(fields, path, line_no, col["Topic"])
-        if "Partition" in fields:
-            partition = parse_ascii_int(fields["Partition"])
-            if partition is None:
-                raise InputError(
-                    path,
-                    int_problem(fields["Partition"], "Partition"),
-                    "a partition number is an integer from 0 to 2147483647",
-                    line=line_no,
-                    column=col["Partition"],
-                )
-            if "Replicas" not in fields:
-                raise InputError(path, "partition line without Replicas", line=line_no)
-            replicas = _ints(fields["Replicas"], path, line_no, "Replicas", col["Replicas"])
-            if not replicas:
-                raise InputError(
-                    path,
-                    f"{topic}-{partition}: Replicas is empty",
-                    "every Kafka partition has at least one replica; the output is cut or edited",
-                    line=line_no,
-                    column=col["Replicas"],
-                )
-            observers = _ints(
-                fields.get("Observers", ""), path, line_no, "Observers", col.get("Observers")
+    return _DescribeReader(path).read(text)
+
+
+class _DescribeReader:
+    """One pass over describe output, holding what spans lines: the topics and
+    partitions seen so far, and the partitions in the middle of a reassignment."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.out = Describe()
+        self.seen: set[tuple[str, int]] = set()
+        self.headers: dict[str, int] = {}  # topic -> line of its `Topic:` header
+        self.in_reassignment: set[tuple[str, int]] = set()
+        self.cap = PARTITIONS_TOTAL.value()
+
+    def read(self, text: str) -> Describe:
+        # the label split stays inline: it runs once for each of up to millions of lines
+        for line_no, raw in enumerate(text.splitlines(), start=1):
+            if not raw.strip():
+                continue
+            configs_m = _CONFIGS.search(raw)
+            head = raw[: configs_m.start()] if configs_m else raw
+            fields: dict[str, str] = {}
+            col: dict[str, int] = {}  # label -> 1-based column of its value
+            labels = list(_LABEL.finditer(head))
+            for i, m in enumerate(labels):
+                end = labels[i + 1].start() if i + 1 < len(labels) else len(head)
+                fields[m.group(1)] = head[m.end() : end].strip()
+                col[m.group(1)] = m.end() + 1
+            if "Topic" not in fields:
+                continue  # warnings and banners printed around the output
+            topic = _topic(fields, self.path, line_no, col["Topic"])
+            if "Partition" in fields:
+                self.partition_line(topic, fields, col, line_no)
+            else:
+                self.topic_line(topic, fields, col, line_no, raw, configs_m)
+        if not self.out.topics:
+            raise InputError(
+                self.path, "no 'Topic:' lines found", "pass the output of kafka-topics --describe"
             )
-            tail = replicas[len(replicas) - len(observers) :]
-            if observers and (set(tail) != set(observers) or len(observers) >= len(replicas)):
-                raise InputError(
-                    path,
-                    f"Observers {list(observers)} are not the last Replicas {list(replicas)}",
-                    line=line_no,
-                )
-            # the replica list fixes the order; Observers repeats it
-            observers = tail if observers else ()
-            leader = _leader(fields.get("Leader", ""), path, line_no, col.get("Leader"))
-            key = (topic, partition)
-            if key in seen:
-                raise InputError(path, f"{topic}-{partition} is described twice", line=line_no)
-            seen.add(key)
-            if len(seen) > cap:
-                check_count(PARTITIONS_TOTAL, len(seen), f"{path}: partitions")
-            if any(fields.get(k, "").strip() for k in ("AddingReplicas", "RemovingReplicas")):
-                in_reassignment.add(key)
-            out.partitions.append(
-                DescribedPartition(
-                    topic,
-                    partition,
-                    line_no,
-                    leader,
-                    replicas,
-                    _ints(fields.get("Isr", ""), path, line_no, "Isr", col.get("Isr")),
-                    _ints(fields.get("Offline", ""), path, line_no, "Offline", col.get("Offline")),
-                    observers,
-                )
+        _check_replication_factors(self.out, self.in_reassignment, self.path)
+        return self.out
+
+    def partition_line(
+        self, topic: str, fields: dict[str, str], col: dict[str, int], line_no: int
+    ) -> None:
+        path = self.path
+        partition = parse_ascii_int(fields["Partition"])
+        if partition is None:
+            raise InputError(
+                path,
+                int_problem(fields["Partition"], "Partition"),
+                "a partition number is an integer from 0 to 2147483647",
+                line=line_no,
+                column=col["Partition"],
             )
-            out.topics.setdefault(topic, DescribedTopic(topic, line_no))
-        else:
-            if topic in headers:
-                raise InputError(
-                    path,
-                    f"topic {topic} is described twice (first on line {headers[topic]})",
-                    "concatenated describe outputs? keep one block per topic",
-                    line=line_no,
-                    column=col["Topic"],
-                )
-            headers[topic] = line_no
-            t = DescribedTopic(topic, line_no)
-            for label, attr in (
-                ("PartitionCount", "partition_count"),
-                ("ReplicationFactor", "replication_factor"),
-            ):
-                if label in fields:
-                    value = parse_ascii_int(fields[label])
-                    if value is None:
-                        raise InputError(
-                            path,
-                            int_problem(fields[label], label),
-                            line=line_no,
-                            column=col[label],
-                        )
-                    setattr(t, attr, value)
-            if configs_m:
-                t.configs = _split_configs(raw[configs_m.end() :], line_no, configs_m.end() + 1)
-            out.topics[topic] = t
-    if not out.topics:
-        raise InputError(
-            path, "no 'Topic:' lines found", "pass the output of kafka-topics --describe"
+        replicas, observers = _replicas(topic, partition, fields, col, path, line_no)
+        leader = _leader(fields.get("Leader", ""), path, line_no, col.get("Leader"))
+        key = (topic, partition)
+        if key in self.seen:
+            raise InputError(path, f"{topic}-{partition} is described twice", line=line_no)
+        self.seen.add(key)
+        if len(self.seen) > self.cap:
+            check_count(PARTITIONS_TOTAL, len(self.seen), f"{path}: partitions")
+        if any(fields.get(k, "").strip() for k in ("AddingReplicas", "RemovingReplicas")):
+            self.in_reassignment.add(key)
+        self.out.partitions.append(
+            DescribedPartition(
+                topic,
+                partition,
+                line_no,
+                leader,
+                replicas,
+                _ints(fields.get("Isr", ""), path, line_no, "Isr", col.get("Isr")),
+                _ints(fields.get("Offline", ""), path, line_no, "Offline", col.get("Offline")),
+                observers,
+            )
         )
-    _check_replication_factors(out, in_reassignment, path)
-    return out
+        self.out.topics.setdefault(topic, DescribedTopic(topic, line_no))
+
+    def topic_line(
+        self,
+        topic: str,
+        fields: dict[str, str],
+        col: dict[str, int],
+        line_no: int,
+        raw: str,
+        configs_m: re.Match[str] | None,
+    ) -> None:
+        if topic in self.headers:
+            raise InputError(
+                self.path,
+                f"topic {topic} is described twice (first on line {self.headers[topic]})",
+                "concatenated describe outputs? keep one block per topic",
+                line=line_no,
+                column=col["Topic"],
+            )
+        self.headers[topic] = line_no
+        t = DescribedTopic(topic, line_no)
+        for label, attr in (
+            ("PartitionCount", "partition_count"),
+            ("ReplicationFactor", "replication_factor"),
+        ):
+            if label in fields:
+                value = parse_ascii_int(fields[label])
+                if value is None:
+                    raise InputError(
+                        self.path,
+                        int_problem(fields[label], label),
+                        line=line_no,
+                        column=col[label],
+                    )
+                setattr(t, attr, value)
+        if configs_m:
+            t.configs = _split_configs(raw[configs_m.end() :], line_no, configs_m.end() + 1)
+        self.out.topics[topic] = t
+
+
+def _replicas(
+    topic: str, partition: int, fields: dict[str, str], col: dict[str, int], path: str, line_no: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A partition line's Replicas, and its observers: the last Replicas, as Observers says."""
+    if "Replicas" not in fields:
+        raise InputError(path, "partition line without Replicas", line=line_no)
+    replicas = _ints(fields["Replicas"], path, line_no, "Replicas", col["Replicas"])
+    if not replicas:
+        raise InputError(
+            path,
+            f"{topic}-{partition}: Replicas is empty",
+            "every Kafka partition has at least one replica; the output is cut or edited",
+            line=line_no,
+            column=col["Replicas"],
+        )
+    observers = _ints(fields.get("Observers", ""), path, line_no, "Observers", col.get("Observers"))
+    tail = replicas[len(replicas) - len(observers) :]
+    if observers and (set(tail) != set(observers) or len(observers) >= len(replicas)):
+        raise InputError(
+            path,
+            f"Observers {list(observers)} are not the last Replicas {list(replicas)}",
+            line=line_no,
+        )
+    # the replica list fixes the order; Observers repeats it
+    return replicas, tail if observers else ()
 
 
 def _check_replication_factors(
