@@ -119,6 +119,31 @@ def _load_json(path: Path) -> LoadedInventory:
 def _load_csv(path: Path) -> LoadedInventory:
     text = _read_text(path)
     name = str(path)
+    _refuse_lone_cr(text, name)
+    rows = _csv_rows(text, name)
+    if not rows:
+        raise InputError(name, "the inventory is empty", "write a header: id,rack,capacity_bytes")
+    cols = _csv_columns(name, *rows[0])
+    brokers: list[Broker] = []
+    origins: dict[int, Origin] = {}
+    for line_no, row in rows[1:]:
+        broker = _csv_broker(name, cols, line_no, row)
+        if broker.id in origins:
+            raise InputError(
+                name,
+                f"broker id {broker.id} is listed more than once "
+                f"(first on line {origins[broker.id].line})",
+                line=line_no,
+                column=1,
+            )
+        origins[broker.id] = Origin(name, line_no, 1)
+        brokers.append(broker)
+    _require_brokers(name, brokers)
+    return LoadedInventory(Inventory(brokers=brokers), name, origins)
+
+
+def _refuse_lone_cr(text: str, name: str) -> None:
+    """Refuse a carriage return without a line feed (old Mac line ends), where it is."""
     cr = next((i for i, ch in enumerate(text) if ch == "\r" and text[i + 1 : i + 2] != "\n"), -1)
     if cr >= 0:
         line_start = text.rfind("\n", 0, cr) + 1
@@ -129,23 +154,35 @@ def _load_csv(path: Path) -> LoadedInventory:
             line=text.count("\n", 0, cr) + 1,
             column=cr - line_start + 1,
         )
+
+
+def _csv_rows(text: str, name: str) -> list[tuple[int, list[str]]]:
+    """The rows that are not blank, each with the line it starts on (a quoted field may
+    span lines)."""
     reader = csv.reader(io.StringIO(text, newline=""))
-    lines: list[tuple[int, list[str]]] = []  # (first line of the row, row)
+    rows: list[tuple[int, list[str]]] = []
     try:
         start = 1
         for row in reader:
             if any(c.strip() for c in row):
-                lines.append((start, row))
-                if len(lines) > BROKERS.value() + 1:
-                    check_count(BROKERS, len(lines) - 1, f"{name}: brokers")
+                rows.append((start, row))
+                if len(rows) > BROKERS.value() + 1:
+                    check_count(BROKERS, len(rows) - 1, f"{name}: brokers")
             start = reader.line_num + 1
     except csv.Error as exc:
         raise InputError(
             name, f"not a valid CSV line: {exc}", line=reader.line_num, column=1
         ) from None
-    if not lines:
-        raise InputError(name, "the inventory is empty", "write a header: id,rack,capacity_bytes")
-    header_line, header = lines[0]
+    return rows
+
+
+def _field_column(row: list[str], index: int) -> int:
+    """The 1-based column where field ``index`` of ``row`` starts."""
+    return 1 + sum(len(c) + 1 for c in row[:index])
+
+
+def _csv_columns(name: str, header_line: int, header: list[str]) -> list[str]:
+    """The header's column names, lower-cased; id and rack are required."""
     cols = [c.strip().lower() for c in header]
     if "id" not in cols or "rack" not in cols:
         raise InputError(
@@ -162,59 +199,43 @@ def _load_csv(path: Path) -> LoadedInventory:
             f"unknown column {unknown[0]!r}",
             "columns: id, rack, capacity_bytes",
             line=header_line,
-            column=1 + sum(len(c) + 1 for c in header[: cols.index(unknown[0])]),
+            column=_field_column(header, cols.index(unknown[0])),
         )
-    brokers: list[Broker] = []
-    origins: dict[int, Origin] = {}
-    for line_no, row in lines[1:]:
-        values = dict(zip(cols, (c.strip() for c in row), strict=False))
-        if len(row) != len(cols):
-            raise InputError(
-                name, f"expected {len(cols)} fields, found {len(row)}", line=line_no, column=1
-            )
+    return cols
 
-        def as_int(
-            col: str, line_no: int = line_no, row: list[str] = row, values: dict[str, str] = values
-        ) -> int | None:
-            raw = values.get(col, "")
-            if raw == "":
-                return None
-            # ASCII digits only; the model checks the range (ids are int32, sizes int64)
-            value = parse_ascii_int(raw, low=-(2**63), high=2**63 - 1)
-            if value is None:
-                column = 1 + sum(len(c) + 1 for c in row[: cols.index(col)])
-                raise InputError(
-                    name,
-                    f"{col} must be an integer, found {raw!r}",
-                    "ASCII digits, at most 2^63-1",
-                    line=line_no,
-                    column=column,
-                )
-            return value
 
-        broker_id = as_int("id")
-        if broker_id is None:
-            raise InputError(name, "id is empty", line=line_no, column=1)
-        try:
-            broker = Broker(
-                id=broker_id,
-                rack=values.get("rack") or None,
-                capacity_bytes=as_int("capacity_bytes"),
-            )
-        except ValidationError as exc:
-            raise InputError(name, exc.errors()[0]["msg"], line=line_no, column=1) from None
-        if broker.id in origins:
+def _csv_broker(name: str, cols: list[str], line_no: int, row: list[str]) -> Broker:
+    values = dict(zip(cols, (c.strip() for c in row), strict=False))
+    if len(row) != len(cols):
+        raise InputError(
+            name, f"expected {len(cols)} fields, found {len(row)}", line=line_no, column=1
+        )
+
+    def as_int(col: str) -> int | None:
+        raw = values.get(col, "")
+        if raw == "":
+            return None
+        # ASCII digits only; the model checks the range (ids are int32, sizes int64)
+        value = parse_ascii_int(raw, low=-(2**63), high=2**63 - 1)
+        if value is None:
             raise InputError(
                 name,
-                f"broker id {broker.id} is listed more than once "
-                f"(first on line {origins[broker.id].line})",
+                f"{col} must be an integer, found {raw!r}",
+                "ASCII digits, at most 2^63-1",
                 line=line_no,
-                column=1,
+                column=_field_column(row, cols.index(col)),
             )
-        origins[broker.id] = Origin(name, line_no, 1)
-        brokers.append(broker)
-    _require_brokers(name, brokers)
-    return LoadedInventory(Inventory(brokers=brokers), name, origins)
+        return value
+
+    broker_id = as_int("id")
+    if broker_id is None:
+        raise InputError(name, "id is empty", line=line_no, column=1)
+    try:
+        return Broker(
+            id=broker_id, rack=values.get("rack") or None, capacity_bytes=as_int("capacity_bytes")
+        )
+    except ValidationError as exc:
+        raise InputError(name, exc.errors()[0]["msg"], line=line_no, column=1) from None
 
 
 def _load_properties_dir(path: Path) -> LoadedInventory:
