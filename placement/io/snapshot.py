@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.json as pajson
@@ -242,6 +242,33 @@ def _all_distinct(table: pa.Table, keys: list[str]) -> bool:
     return bool((key[1:] != key[:-1]).all())
 
 
+def _list_arrays(col: pa.ChunkedArray) -> tuple[Any, Any]:
+    """(offsets from 0, values) of a list column as numpy arrays; a null list is empty."""
+    import numpy as np
+
+    arr = col.combine_chunks()
+    arr = arr.fill_null([]) if arr.null_count else arr
+    offsets = arr.offsets.to_numpy().astype(np.int64)
+    values = arr.values.to_numpy(zero_copy_only=False)[offsets[0] : offsets[-1]]
+    return offsets - offsets[0], values
+
+
+def _first_observers_misfit(table: pa.Table) -> int | None:
+    """The first row (from 1) whose observers are not the tail of its replicas."""
+    import numpy as np
+
+    r_off, r_val = _list_arrays(table.column("replicas"))
+    o_off, o_val = _list_arrays(table.column("observers"))
+    r_len, o_len = np.diff(r_off), np.diff(o_off)
+    bad = o_len > r_len
+    row = np.repeat(np.arange(o_len.size), o_len)  # each observer's row
+    where = r_off[1:][row] - o_len[row] + (np.arange(o_val.size) - o_off[row])
+    fits = ~bad[row]
+    bad[row[fits][r_val[where[fits]] != o_val[fits]]] = True
+    hits = np.flatnonzero(bad)
+    return int(hits[0]) + 1 if hits.size else None
+
+
 def check_rows(
     table: pa.Table, name: str, source: str, *, row_offset: int = 0, unique: bool = True
 ) -> None:
@@ -288,6 +315,14 @@ def check_rows(
             empty = pc.equal(pc.list_value_length(col), 0)
             if pc.any(empty).as_py():
                 raise fail("a partition has an empty replicas list", _first_row(empty))
+    if {"replicas", "observers"} <= set(table.column_names):
+        misfit = _first_observers_misfit(table)
+        if misfit is not None:
+            raise fail(
+                "its observers are not the last entries of its replicas",
+                misfit,
+                "Kafka lists a partition's sync replicas first and its observers last",
+            )
     if "topic" in table.column_names:
         for topic in pc.unique(table.column("topic")).to_pylist():
             problem = topic_name_error(topic)

@@ -153,3 +153,39 @@ def test_a_column_written_twice_is_refused(parquet_snapshot: Path, tmp_path: Pat
         with pytest.raises(InputError) as err:
             read(snap)
         assert err.value.path == str(part)
+
+
+@pytest.mark.parametrize(
+    ("replicas", "observers", "bad_row"),
+    [
+        ([[1, 2, 3], [4, 5, 6]], [[3], [5]], 2),  # an observer in the middle
+        ([[1, 2, 4, 6], [1, 2]], [[5], []], 1),  # an observer that is no replica
+        ([[1], [1, 2]], [[], [1, 2, 3]], 2),  # more observers than replicas
+        ([[1, 2, 3], [4, 5, 6]], [[2, 3], [6]], None),  # tails: fine
+        ([[1, 2, 3], [4, 5, 6]], [None, [5, 6]], None),  # a null list is no observer
+    ],
+)
+def test_observers_must_be_the_tail_of_the_replicas(
+    replicas: list[list[int]], observers: list[list[int] | None], bad_row: int | None
+) -> None:
+    """Kafka lists sync replicas first and observers last: a snapshot row that says
+    otherwise is refused naming the row, before the violation counts of `snapshot show`
+    (which read only how many observers there are) and of Spark (which read which) could
+    disagree about it."""
+    import pyarrow as pa
+
+    from placement.io.snapshot import check_rows
+
+    table = pa.table(
+        {
+            "topic": ["t", "t"],
+            "partition": pa.array([0, 1], pa.int32()),
+            "replicas": pa.array(replicas, pa.list_(pa.int32())),
+            "observers": pa.array(observers, pa.list_(pa.int32())),
+        }
+    )
+    if bad_row is None:
+        check_rows(table, "partitions", "snap")
+        return
+    with pytest.raises(InputError, match=f"observers are not the last .* \\(row {bad_row}\\)"):
+        check_rows(table, "partitions", "snap")
