@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -269,6 +269,38 @@ def _first_observers_misfit(table: pa.Table) -> int | None:
     return int(hits[0]) + 1 if hits.size else None
 
 
+def _check_lists(table: pa.Table, fail: Callable[..., InputError]) -> None:
+    """The replica, observer and ISR lists: no null or negative id, no empty replica list,
+    observers at the end of the replicas."""
+    import pyarrow.compute as pc
+
+    for column in ("replicas", "observers", "isr"):
+        if column not in table.column_names:
+            continue
+        col = table.column(column).combine_chunks()
+        flat = pc.list_flatten(col)
+        if flat.null_count:
+            parents = pc.list_parent_indices(col)
+            row = int(pc.filter(parents, pc.is_null(flat)).to_pylist()[0]) + 1
+            raise fail(f"a {column} list holds a null broker id", row)
+        if len(flat) and pc.min(flat).as_py() < 0:
+            parents = pc.list_parent_indices(col)
+            row = int(pc.filter(parents, pc.less(flat, 0)).to_pylist()[0]) + 1
+            raise fail(f"a {column} list holds a negative broker id", row)
+        if column == "replicas":
+            empty = pc.equal(pc.list_value_length(col), 0)
+            if pc.any(empty).as_py():
+                raise fail("a partition has an empty replicas list", _first_row(empty))
+    if {"replicas", "observers"} <= set(table.column_names):
+        misfit = _first_observers_misfit(table)
+        if misfit is not None:
+            raise fail(
+                "its observers are not the last entries of its replicas",
+                misfit,
+                "Kafka lists a partition's sync replicas first and its observers last",
+            )
+
+
 def check_rows(
     table: pa.Table, name: str, source: str, *, row_offset: int = 0, unique: bool = True
 ) -> None:
@@ -298,31 +330,7 @@ def check_rows(
                 row = _first_row(pc.fill_null(bad, False))
                 value = col[row - 1].as_py()
                 raise fail(f"{column} is {value}; it must be at least {low}", row)
-    for column in ("replicas", "observers", "isr"):
-        if column not in table.column_names:
-            continue
-        col = table.column(column).combine_chunks()
-        flat = pc.list_flatten(col)
-        if flat.null_count:
-            parents = pc.list_parent_indices(col)
-            row = int(pc.filter(parents, pc.is_null(flat)).to_pylist()[0]) + 1
-            raise fail(f"a {column} list holds a null broker id", row)
-        if len(flat) and pc.min(flat).as_py() < 0:
-            parents = pc.list_parent_indices(col)
-            row = int(pc.filter(parents, pc.less(flat, 0)).to_pylist()[0]) + 1
-            raise fail(f"a {column} list holds a negative broker id", row)
-        if column == "replicas":
-            empty = pc.equal(pc.list_value_length(col), 0)
-            if pc.any(empty).as_py():
-                raise fail("a partition has an empty replicas list", _first_row(empty))
-    if {"replicas", "observers"} <= set(table.column_names):
-        misfit = _first_observers_misfit(table)
-        if misfit is not None:
-            raise fail(
-                "its observers are not the last entries of its replicas",
-                misfit,
-                "Kafka lists a partition's sync replicas first and its observers last",
-            )
+    _check_lists(table, fail)
     if "topic" in table.column_names:
         for topic in pc.unique(table.column("topic")).to_pylist():
             problem = topic_name_error(topic)
