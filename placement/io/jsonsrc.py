@@ -343,6 +343,14 @@ class _Parser:
             raise self.unexpected(after, f"':' after the key \"{key}\"", stack)
         return after + 1
 
+    def member(self, pos: int, frame: _Frame, stack: list[_Frame]) -> tuple[int, str]:
+        """Where the next member of ``frame`` starts (after its key, in an object), and
+        its pointer."""
+        if frame.is_object:
+            pos = self.key(pos, frame, stack)
+            return pos, frame.ptr + "/" + escape_token(frame.key)
+        return pos, frame.ptr + "/" + str(len(frame.container))
+
     # -- driver -------------------------------------------------------------
 
     def parse(self) -> ParsedJson:
@@ -377,58 +385,54 @@ class _Parser:
                 frame = _Frame(ch == "{", ptr, pos)
                 stack.append(frame)
                 pos = self.ws(pos + 1)
-                closer = "}" if frame.is_object else "]"
-                if pos < n and text[pos] == closer:
-                    value: Any = frame.container
-                    stack.pop()
-                    pos += 1
-                elif frame.is_object:
-                    pos = self.key(pos, frame, stack)
-                    ptr = frame.ptr + "/" + escape_token(frame.key)
+                if pos >= n or text[pos] != ("}" if frame.is_object else "]"):
+                    pos, ptr = self.member(pos, frame, stack)
                     continue
-                else:
-                    ptr = frame.ptr + "/0"
-                    continue
+                value: Any = frame.container
+                stack.pop()
+                pos += 1
             else:
                 value, pos = self.scalar(pos, stack)
-            # a value ended at pos: attach it, then close containers as far as they end
-            while True:
-                if not stack:
-                    end = self.ws(pos)
-                    if end < n:
-                        raise self.unexpected(end, "the end of the document", stack)
-                    self.doc.value = value
-                    return self.doc
-                frame = stack[-1]
-                if frame.is_object:
-                    frame.container[frame.key] = value
-                else:
-                    frame.container.append(value)
-                pos = self.ws(pos)
-                closer = "}" if frame.is_object else "]"
-                if pos < n and text[pos] == ",":
-                    comma = pos
-                    pos = self.ws(pos + 1)
-                    if pos < n and text[pos] in "}]":
-                        raise JsonSyntaxError(
-                            SyntaxKind.TRAILING_COMMA,
-                            f"trailing comma before '{text[pos]}'",
-                            comma,
-                            "delete the comma after the last element",
-                        )
-                    if frame.is_object:
-                        pos = self.key(pos, frame, stack)
-                        ptr = frame.ptr + "/" + escape_token(frame.key)
-                    else:
-                        ptr = frame.ptr + "/" + str(len(frame.container))
-                    break
-                if pos < n and text[pos] == closer:
-                    value = frame.container
-                    stack.pop()
-                    pos += 1
-                    continue
-                expected = "',' or '}'" if frame.is_object else "',' or ']'"
-                raise self.unexpected(pos, expected, stack)
+            after = self.close(value, pos, stack)
+            if after is None:
+                return self.doc
+            pos, ptr = after
+
+    def close(self, value: Any, pos: int, stack: list[_Frame]) -> tuple[int, str] | None:
+        """Attach the value that ended at ``pos`` to its container, then close containers
+        as far as they end. Return where the next value starts and its pointer, or None
+        when the document is complete."""
+        text, n = self.text, self.n
+        while stack:
+            frame = stack[-1]
+            if frame.is_object:
+                frame.container[frame.key] = value
+            else:
+                frame.container.append(value)
+            pos = self.ws(pos)
+            if pos < n and text[pos] == ",":
+                comma = pos
+                pos = self.ws(pos + 1)
+                if pos < n and text[pos] in "}]":
+                    raise JsonSyntaxError(
+                        SyntaxKind.TRAILING_COMMA,
+                        f"trailing comma before '{text[pos]}'",
+                        comma,
+                        "delete the comma after the last element",
+                    )
+                return self.member(pos, frame, stack)
+            if pos < n and text[pos] == ("}" if frame.is_object else "]"):
+                value = frame.container
+                stack.pop()
+                pos += 1
+                continue
+            expected = "',' or '}'" if frame.is_object else "',' or ']'"
+            raise self.unexpected(pos, expected, stack)
+        end = self.ws(pos)
+        if end < n:
+            raise self.unexpected(end, "the end of the document", stack)
+        self.doc.value = value
+        return None
 
 
 def parse_json(
