@@ -108,35 +108,26 @@ def test_json_with_bom_and_crlf(tmp_path: Path) -> None:
     assert load_inventory(path).origins[1].line == 3
 
 
-@pytest.mark.parametrize(
-    ("text", "line", "column", "fragment"),
-    [
-        ('{"brokers": [\n  {"id": 1, "rack": "dc1"},\n]}', 2, 27, "trailing comma"),
-        ('{"brokers": [\n  {"id": 1, "rack": "dc1"} // primary\n]}', 2, 28, "comments"),
-        ('{"brokers": [\n  {"id": 1, "rack": "dc1"\n', 3, 1, "end of file"),
-        ('{"brokers": [\n  {"id": 1, "id": 2, "rack": "dc1"}\n]}', 2, 13, 'duplicate key "id"'),
-        ('{"brokers": [\n  {"id": "101", "rack": "dc1"}\n]}', 2, 10, "/brokers/0/id"),
-        ('{"brokers": [\n  {"id": 1.0, "rack": "dc1"}\n]}', 2, 10, "/brokers/0/id"),
-        ('{"brokers": [\n  {"id": -1, "rack": "dc1"}\n]}', 2, 10, "/brokers/0/id"),
-        ('{"brokers": [\n  {"id": 1, "rack": "dc1", "zone": "a"}\n]}', 2, 28, "/brokers/0/zone"),
-        ('{"brokers": [\n  {"rack": "dc1"}\n]}', 2, 3, "/brokers/0/id"),
-        ('{"broker": []}', 1, 1, "/brokers"),
-        ('[{"id": 1, "rack": "dc1"}]', 1, 1, "the document"),
-        (
-            '{"brokers": [\n  {"id": 1, "rack": "dc1"},\n  {"id": 1, "rack": "dc2"}\n]}',
-            3,
-            3,
-            "broker id 1 is listed more than once (first on line 2)",
-        ),
-    ],
-)
-def test_json_errors_name_file_line_and_column(
-    tmp_path: Path, text: str, line: int, column: int, fragment: str
-) -> None:
-    err = load_error(write(tmp_path, "inventory.json", text))
-    assert where(err) == ("inventory.json", line, column)
-    assert fragment in err.message
-    assert err.message.startswith(f"{tmp_path / 'inventory.json'}:{line}:{column}: ")
+# (text, line, column, part of the message) of an inventory.json that is refused
+JSON_ERRORS: list[tuple[str, int, int, str]] = [
+    ('{"brokers": [\n  {"id": 1, "rack": "dc1"},\n]}', 2, 27, "trailing comma"),
+    ('{"brokers": [\n  {"id": 1, "rack": "dc1"} // primary\n]}', 2, 28, "comments"),
+    ('{"brokers": [\n  {"id": 1, "rack": "dc1"\n', 3, 1, "end of file"),
+    ('{"brokers": [\n  {"id": 1, "id": 2, "rack": "dc1"}\n]}', 2, 13, 'duplicate key "id"'),
+    ('{"brokers": [\n  {"id": "101", "rack": "dc1"}\n]}', 2, 10, "/brokers/0/id"),
+    ('{"brokers": [\n  {"id": 1.0, "rack": "dc1"}\n]}', 2, 10, "/brokers/0/id"),
+    ('{"brokers": [\n  {"id": -1, "rack": "dc1"}\n]}', 2, 10, "/brokers/0/id"),
+    ('{"brokers": [\n  {"id": 1, "rack": "dc1", "zone": "a"}\n]}', 2, 28, "/brokers/0/zone"),
+    ('{"brokers": [\n  {"rack": "dc1"}\n]}', 2, 3, "/brokers/0/id"),
+    ('{"broker": []}', 1, 1, "/brokers"),
+    ('[{"id": 1, "rack": "dc1"}]', 1, 1, "the document"),
+    (
+        '{"brokers": [\n  {"id": 1, "rack": "dc1"},\n  {"id": 1, "rack": "dc2"}\n]}',
+        3,
+        3,
+        "broker id 1 is listed more than once (first on line 2)",
+    ),
+]
 
 
 def test_json_combined_mode_node_is_a_broker_and_a_controller(tmp_path: Path) -> None:
@@ -211,24 +202,30 @@ def test_csv_variants(tmp_path: Path) -> None:
     assert [loaded.origins[i].line for i in (1, 2, 3)] == [3, 4, 5]
 
 
+# the same for a brokers.csv
+CSV_ERRORS: list[tuple[str, int, int, str]] = [
+    ("broker_id,rack\n1,us-west\n", 1, 1, "must name the columns id and rack"),
+    ("id,rack\nx1,us-west\n", 2, 1, "id must be an integer, found 'x1'"),
+    ("id,rack,capacity_bytes\n1,us-west,4TB\n", 2, 11, "capacity_bytes must be an integer"),
+    ("id,rack\n1,us-west\n2,us-east,extra\n", 3, 1, "expected 2 fields, found 3"),
+    ("id,rack\n,us-west\n", 2, 1, "id is empty"),
+    ("id,rack\n1,us-west\n2,us-east\n1,eu-central\n", 4, 1, "(first on line 2)"),
+    ("id,rack,capacity_bytes\n1,us-west,-5\n", 2, 1, "greater than or equal to 0"),
+]
+
+
 @pytest.mark.parametrize(
-    ("text", "line", "column", "fragment"),
-    [
-        ("broker_id,rack\n1,us-west\n", 1, 1, "must name the columns id and rack"),
-        ("id,rack\nx1,us-west\n", 2, 1, "id must be an integer, found 'x1'"),
-        ("id,rack,capacity_bytes\n1,us-west,4TB\n", 2, 11, "capacity_bytes must be an integer"),
-        ("id,rack\n1,us-west\n2,us-east,extra\n", 3, 1, "expected 2 fields, found 3"),
-        ("id,rack\n,us-west\n", 2, 1, "id is empty"),
-        ("id,rack\n1,us-west\n2,us-east\n1,eu-central\n", 4, 1, "(first on line 2)"),
-        ("id,rack,capacity_bytes\n1,us-west,-5\n", 2, 1, "greater than or equal to 0"),
-    ],
+    ("name", "text", "line", "column", "fragment"),
+    [("inventory.json", *case) for case in JSON_ERRORS]
+    + [("brokers.csv", *case) for case in CSV_ERRORS],
 )
-def test_csv_errors_name_file_line_and_column(
-    tmp_path: Path, text: str, line: int, column: int, fragment: str
+def test_errors_name_file_line_and_column(
+    tmp_path: Path, name: str, text: str, line: int, column: int, fragment: str
 ) -> None:
-    err = load_error(write(tmp_path, "brokers.csv", text))
-    assert where(err) == ("brokers.csv", line, column)
+    err = load_error(write(tmp_path, name, text))
+    assert where(err) == (name, line, column)
     assert fragment in err.message
+    assert err.message.startswith(f"{tmp_path / name}:{line}:{column}: ")
 
 
 def test_csv_unknown_column_is_named(tmp_path: Path) -> None:
