@@ -47,12 +47,19 @@ class SyntaxKind(StrEnum):
 
 
 class JsonSyntaxError(Exception):
-    def __init__(self, kind: SyntaxKind, message: str, offset: int, hint: str = "") -> None:
+    """What is wrong (``kind``, and ``found``: the comment marker, for a comment), where
+    (``offset``), and a message and hint that hold for any JSON input. A reader of one
+    particular input may say more: the MRC1xx rules word it for placement policies."""
+
+    def __init__(
+        self, kind: SyntaxKind, message: str, offset: int, hint: str = "", found: str = ""
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
         self.offset = offset
         self.hint = hint
+        self.found = found
 
 
 class EncodingError(Exception):
@@ -170,8 +177,8 @@ class _Parser:
                 SyntaxKind.COMMENT,
                 f"comments ({style}) are not allowed in JSON",
                 pos,
-                "delete every comment; Confluent's documentation uses // only to sketch the "
-                "schema, the real file must be plain JSON",
+                "delete every comment: JSON has none",
+                found=style,
             )
         if ch == "#":
             return JsonSyntaxError(
@@ -179,6 +186,7 @@ class _Parser:
                 "comments (#) are not allowed in JSON",
                 pos,
                 "delete the comment line",
+                found="#",
             )
         word = _WORD.match(self.text, pos)
         if ch == "<":
@@ -361,7 +369,7 @@ class _Parser:
                 SyntaxKind.EMPTY,
                 "file is empty",
                 0,
-                'a placement policy needs at least {"version": 2, "replicas": [...]}',
+                "write the JSON document this file should hold, or name another file",
             )
         stack: list[_Frame] = []
         starts = self.doc.starts

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
-from placement.io.jsonsrc import SyntaxKind
+from placement.io.jsonsrc import JsonSyntaxError, SyntaxKind
 from placement.model.diagnostic import Severity
 from placement.rules.base import Rule
 
 
-class InvalidJson(Rule):
+class SyntaxRule(Rule):
+    """A rule the JSON parser reports. The parser's message and hint hold for any JSON
+    file (the inventory and topics readers show them as they are); a rule words what is
+    particular to a placement policy."""
+
+    @classmethod
+    def explain(cls, exc: JsonSyntaxError) -> tuple[str, str]:
+        """(message, hint) for ``exc`` in a placement policy."""
+        return exc.message, exc.hint
+
+
+class InvalidJson(SyntaxRule):
     """The file is not valid JSON.
 
     What it does: reports the first place where the text stops being JSON, with the
@@ -27,7 +38,7 @@ class InvalidJson(Rule):
     severity = Severity.ERROR
 
 
-class JsonComment(Rule):
+class JsonComment(SyntaxRule):
     """The file contains a comment (`//`, `/* */` or `#`).
 
     What it does: reports the first comment in the file.
@@ -44,8 +55,17 @@ class JsonComment(Rule):
     name = "json-comment"
     severity = Severity.ERROR
 
+    @classmethod
+    def explain(cls, exc: JsonSyntaxError) -> tuple[str, str]:
+        if exc.found == "#":
+            return exc.message, exc.hint
+        return exc.message, (
+            "delete every comment; Confluent's documentation uses // only to sketch the "
+            "schema, the real file must be plain JSON"
+        )
 
-class TrailingComma(Rule):
+
+class TrailingComma(SyntaxRule):
     """A comma follows the last element of an object or array.
 
     What it does: points at the comma.
@@ -62,7 +82,7 @@ class TrailingComma(Rule):
     severity = Severity.ERROR
 
 
-class TruncatedJson(Rule):
+class TruncatedJson(SyntaxRule):
     """The file ends before the JSON document does.
 
     What it does: reports the end of the file and the bracket or string left open.
@@ -79,7 +99,7 @@ class TruncatedJson(Rule):
     severity = Severity.ERROR
 
 
-class EmptyFile(Rule):
+class EmptyFile(SyntaxRule):
     """The file is empty or holds only whitespace.
 
     What it does: reports line 1, column 1.
@@ -95,8 +115,12 @@ class EmptyFile(Rule):
     name = "empty-file"
     severity = Severity.ERROR
 
+    @classmethod
+    def explain(cls, exc: JsonSyntaxError) -> tuple[str, str]:
+        return exc.message, 'a placement policy needs at least {"version": 2, "replicas": [...]}'
 
-class InvalidUtf8(Rule):
+
+class InvalidUtf8(SyntaxRule):
     """The file is not valid UTF-8.
 
     What it does: reports the line and column of the first byte that is not UTF-8.
@@ -150,7 +174,7 @@ class DuplicateKey(Rule):
     severity = Severity.ERROR
 
 
-class NestingTooDeep(Rule):
+class NestingTooDeep(SyntaxRule):
     """Arrays or objects are nested too deeply to be a placement policy.
 
     What it does: stops at the bracket that goes past the depth limit.
@@ -168,7 +192,7 @@ class NestingTooDeep(Rule):
     severity = Severity.ERROR
 
 
-SYNTAX_RULES: dict[SyntaxKind, type[Rule]] = {
+SYNTAX_RULES: dict[SyntaxKind, type[SyntaxRule]] = {
     SyntaxKind.INVALID: InvalidJson,
     SyntaxKind.COMMENT: JsonComment,
     SyntaxKind.TRAILING_COMMA: TrailingComma,

@@ -109,8 +109,9 @@ def check_policy_text(
         doc = parse_json(text, index)
     except JsonSyntaxError as exc:
         rule = syntax.SYNTAX_RULES[exc.kind]
+        message, hint = rule.explain(exc)
         return CheckedPolicy(
-            [_diag(rule, file, index.position(exc.offset), exc.message, exc.hint, context=context)],
+            [_diag(rule, file, index.position(exc.offset), message, hint, context=context)],
             None,
             None,
         )

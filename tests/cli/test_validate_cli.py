@@ -829,3 +829,13 @@ def test_huge_integer_literal_is_a_finding(cli: Cli, tmp_path: Path) -> None:
     result = cli(["validate", "--format", "json", p])
     assert result.exit_code == 1, result.stderr
     assert codes(report_json(result)) == ["MRC101"]  # too long to be a number at all
+
+
+def test_a_policy_keeps_its_own_syntax_hints(tmp_path: Path, cli: Callable[..., Result]) -> None:
+    """The MRC1xx rules word the parser's findings for a placement policy."""
+    (tmp_path / "empty.json").write_text("")
+    (tmp_path / "sketch.json").write_text('{"version": 2, // from the docs\n"replicas": []}')
+    out = cli(["validate", "--format", "json", tmp_path]).stdout
+    hints = {Path(f["path"]).name: f["diagnostics"][0]["hint"] for f in json.loads(out)["files"]}
+    assert hints["empty.json"].startswith("a placement policy needs at least")
+    assert "Confluent's documentation uses //" in hints["sketch.json"]

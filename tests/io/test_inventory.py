@@ -358,3 +358,22 @@ def test_directory_invalid_utf8(tmp_path: Path) -> None:
     write(tmp_path, "a/server.properties", b"node.id=1\nbroker.rack=eu-m\xfcnchen\n")
     err = load_error(tmp_path)
     assert (Path(err.path).name, err.line, err.column) == ("server.properties", 2, 17)
+
+
+@pytest.mark.parametrize(
+    ("text", "hint_words"),
+    [("", "JSON document"), ("{\n  // brokers\n}\n", "JSON has none")],
+)
+def test_syntax_hints_outside_a_policy_say_nothing_of_policies(
+    tmp_path: Path, text: str, hint_words: str
+) -> None:
+    """The parser's hint holds for any JSON file; what is said of placement policies (what
+    one needs at least, Confluent's commented sketches) belongs to the MRC1xx rules, which
+    only `validate` applies to policies."""
+    path = tmp_path / "inventory.json"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        load_inventory(path)
+    assert hint_words in caught.value.hint
+    assert "placement policy" not in caught.value.hint
+    assert "Confluent" not in caught.value.hint
