@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from placement.io.jsonsrc import JsonSyntaxError, SyntaxKind
+from placement.io.positions import Position
 from placement.model.diagnostic import Severity
 from placement.rules.base import Rule
 
@@ -154,6 +155,8 @@ class Utf8Bom(Rule):
     code = "MRC107"
     name = "utf8-bom"
     severity = Severity.WARNING
+    message = "file starts with a UTF-8 byte order mark"
+    hint = "save it without a BOM"
 
 
 class DuplicateKey(Rule):
@@ -172,6 +175,14 @@ class DuplicateKey(Rule):
     code = "MRC108"
     name = "duplicate-key"
     severity = Severity.ERROR
+    hint = "delete one of the two members"
+
+    @staticmethod
+    def message(key: str, first: Position) -> str:
+        return (
+            f'duplicate key "{key}" (first at line {first.line}, column {first.column}); '
+            "parsers disagree on which wins"
+        )
 
 
 class NestingTooDeep(SyntaxRule):

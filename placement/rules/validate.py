@@ -120,9 +120,8 @@ def check_policy_text(
             syntax.DuplicateKey,
             file,
             doc.position(d.offset),
-            f'duplicate key "{d.key}" (first at line {doc.position(d.first_offset).line}, '
-            f"column {doc.position(d.first_offset).column}); parsers disagree on which wins",
-            "delete one of the two members",
+            syntax.DuplicateKey.message(d.key, doc.position(d.first_offset)),
+            syntax.DuplicateKey.hint,
             d.pointer,
             context,
         )
@@ -192,8 +191,8 @@ def _decode(data: bytes, file: str) -> tuple[str | None, list[Diagnostic]]:
                 syntax.Utf8Bom,
                 file,
                 Position(1, 1),
-                "file starts with a UTF-8 byte order mark",
-                "save it without a BOM",
+                syntax.Utf8Bom.message,
+                syntax.Utf8Bom.hint,
             )
         ]
     return text, []
