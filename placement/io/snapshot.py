@@ -243,29 +243,38 @@ def _all_distinct(table: pa.Table, keys: list[str]) -> bool:
 
 
 def _list_arrays(col: pa.ChunkedArray) -> tuple[Any, Any]:
-    """(offsets from 0, values) of a list column as numpy arrays; a null list is empty."""
+    """(offsets from 0, values) of a list column as numpy arrays, without copying the
+    values; a null list is empty."""
     import numpy as np
+    import pyarrow.compute as pc
 
     arr = col.combine_chunks()
     arr = arr.fill_null([]) if arr.null_count else arr
-    offsets = arr.offsets.to_numpy().astype(np.int64)
-    values = arr.values.to_numpy(zero_copy_only=False)[offsets[0] : offsets[-1]]
-    return offsets - offsets[0], values
+    offsets = arr.offsets.to_numpy()
+    values = pc.list_flatten(arr).to_numpy(zero_copy_only=False)
+    return (offsets - offsets[0]).astype(np.int64, copy=False), values
 
 
 def _first_observers_misfit(table: pa.Table) -> int | None:
     """The first row (from 1) whose observers are not the tail of its replicas."""
     import numpy as np
 
-    r_off, r_val = _list_arrays(table.column("replicas"))
     o_off, o_val = _list_arrays(table.column("observers"))
-    r_len, o_len = np.diff(r_off), np.diff(o_off)
-    bad = o_len > r_len
-    row = np.repeat(np.arange(o_len.size), o_len)  # each observer's row
-    where = r_off[1:][row] - o_len[row] + (np.arange(o_val.size) - o_off[row])
-    fits = ~bad[row]
-    bad[row[fits][r_val[where[fits]] != o_val[fits]]] = True
-    hits = np.flatnonzero(bad)
+    if not o_val.size:
+        return None
+    r_off, r_val = _list_arrays(table.column("replicas"))
+    o_len = np.diff(o_off)
+    rows = np.flatnonzero(o_len)  # only rows with observers are looked at
+    bad = o_len[rows] > (r_off[rows + 1] - r_off[rows])
+    row = np.repeat(rows, o_len[rows])  # each observer's row
+    nth = np.arange(o_val.size) - o_off[row]  # its place among the row's observers
+    where = r_off[row + 1] - o_len[row] + nth
+    fits = where >= r_off[row]
+    where[~fits] = 0
+    mismatch = np.zeros(o_len.size, dtype=bool)
+    mismatch[row[(r_val[where] != o_val) | ~fits]] = True
+    mismatch[rows[bad]] = True
+    hits = np.flatnonzero(mismatch)
     return int(hits[0]) + 1 if hits.size else None
 
 
