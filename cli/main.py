@@ -196,12 +196,21 @@ def _render_report(report: ValidationReport, fmt: Format, *, color: bool) -> str
     return reporters[fmt.value](report)
 
 
+class RulesFormat(StrEnum):
+    TEXT = "text"
+    JSON = "json"
+
+
 @app.command()
 @handle_errors
 def rules(
     code: Annotated[
         str | None, typer.Argument(help="A rule code (MRC102) or name (json-comment) to explain.")
     ] = None,
+    format: Annotated[
+        RulesFormat,
+        typer.Option("--format", help="text, or json (schema: `mrc-plan schema rules`)."),
+    ] = RulesFormat.TEXT,
 ) -> None:
     """List every rule, or print one rule's documentation."""
     from rich.console import Console
@@ -211,6 +220,14 @@ def rules(
     from placement.rules.registry import ALL_RULES, RULES, lookup
     from placement.rules.suggest import did_you_mean
 
+    if format is RulesFormat.JSON:
+        from placement.diagnostics.jsonout import report_json
+        from placement.rules.catalog import catalog
+
+        asked = ALL_RULES if code is None else (lookup(code),)
+        if None not in asked:
+            sys.stdout.write(report_json(catalog(r for r in asked if r is not None)))
+            return
     # a pipe gets full rows (grep-able), a terminal gets its own width
     console = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
     if code is None:

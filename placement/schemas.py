@@ -44,6 +44,7 @@ SCHEMAS: Mapping[str, type[BaseModel]] = _Models(
         "diagnostics": "placement.model.diagnostic:ValidationReport",
         "score-report": "placement.score.report:ScoreReport",
         "simulate-report": "placement.simulate.failure:SimulateReport",
+        "rules": "placement.rules.catalog:RuleCatalog",
     }
 )
 

@@ -102,6 +102,7 @@ def test_schema_names_match_the_library() -> None:
         "diagnostics",
         "score-report",
         "simulate-report",
+        "rules",
     ]
 
 
@@ -181,3 +182,21 @@ def test_unknown_command_is_a_usage_error(cli: Cli) -> None:
     assert result.exit_code == 2
     assert result.stdout == ""
     assert "valdate" in result.stderr
+
+
+def test_rules_as_json_is_the_registry(cli: Callable[..., Result]) -> None:
+    """`rules --format json` lists every registered rule in order, each with its whole
+    documentation, and validates against the published `rules` schema."""
+    import jsonschema
+
+    from placement.rules.registry import ALL_RULES
+    from placement.schemas import render_schema
+
+    doc = json.loads(cli(["rules", "--format", "json"]).stdout)
+    assert [r["code"] for r in doc["rules"]] == [r.code for r in ALL_RULES]
+    assert all(r["doc"].startswith(r["summary"]) for r in doc["rules"])
+    jsonschema.validate(doc, json.loads(render_schema("rules")))
+    one = json.loads(cli(["rules", "json-comment", "--format", "json"]).stdout)
+    assert [r["code"] for r in one["rules"]] == ["MRC102"]
+    missing = cli(["rules", "MRC999", "--format", "json"])
+    assert missing.exit_code == 2 and missing.stdout == ""
