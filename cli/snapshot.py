@@ -195,3 +195,36 @@ def export(
         plan_out.write(text)
         written = outputs.commit()
     report(outputs, written)
+
+
+@app.command()
+@handle_errors
+def apply(
+    snapshot: Annotated[Path, typer.Argument(help="Snapshot directory: the cluster before.")],
+    plan: Annotated[
+        Path, typer.Argument(help="Reassignment JSON to apply (e.g. from assign --out).")
+    ],
+    out: Annotated[Path, typer.Option(help="Output snapshot directory: the cluster after.")],
+) -> None:
+    """Write the cluster as it stands after a plan, as a new snapshot (a what-if: nothing
+    runs on a cluster). Chain it: assign on a snapshot, apply, then simulate or assign
+    again on the result."""
+    from placement.io.outputs import Outputs
+    from placement.io.snapshot import add_snapshot_output, read_snapshot, write_snapshot_files
+    from placement.snapshot.apply import apply_plan_file
+
+    from .render import safe
+
+    outputs = Outputs.of([("SNAPSHOT", snapshot), ("PLAN", plan)])
+    snap_out = add_snapshot_output(outputs, "--out", out)
+    with outputs:  # the checks and the temporary directory, before the work
+        applied = apply_plan_file(read_snapshot(snapshot), plan)
+        write_snapshot_files(snap_out.staged(), applied.snapshot)
+        written = outputs.commit()
+    report(outputs, written, skip=["--out"])
+    total = applied.snapshot.partitions.num_rows
+    sys.stderr.write(
+        f"wrote {safe(out)}: the plan's {applied.entries:,} entries change {applied.changed:,} "
+        f"of {total:,} partitions; {applied.violations_after:,} break their policy after "
+        f"({applied.violations_before:,} before)\n"
+    )

@@ -6,7 +6,7 @@ A failed check is a bug in mrc-plan (exit 101), never a plan written anyway.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from placement.errors import MrcPlanError
@@ -52,9 +52,9 @@ class PlanContext:
     sizes: Mapping[Key, int] = field(default_factory=dict)
 
 
-def _check_one(
-    a: PartitionAssignment, ctx: PlanContext, rack_of: Mapping[int, str | None]
-) -> Iterable[str]:
+def _form(a: PartitionAssignment, brokers: Collection[int], where: str) -> Iterator[str]:
+    """Kafka's own rules on one entry, whatever the policy: a non-empty list of distinct
+    brokers the cluster has (``where`` names its source), the observers a proper suffix."""
     reps = a.replicas
     if not reps:
         yield "empty replica list"
@@ -63,9 +63,18 @@ def _check_one(
         yield f"a broker appears twice in {list(reps)}"
     if len(a.observers) >= len(reps) or reps[len(reps) - len(a.observers) :] != a.observers:
         yield f"observers {list(a.observers)} are not a proper suffix of replicas {list(reps)}"
-    unknown = [b for b in reps if b not in rack_of]
+    unknown = [b for b in reps if b not in brokers]
     if unknown:
-        yield f"brokers {unknown} are not in the inventory"
+        yield f"brokers {unknown} are not in {where}"
+
+
+def _check_one(
+    a: PartitionAssignment, ctx: PlanContext, rack_of: Mapping[int, str | None]
+) -> Iterable[str]:
+    yield from _form(a, rack_of.keys(), "the inventory")
+    reps = a.replicas
+    if not reps:
+        return
     rackless = [b for b in reps if b in rack_of and rack_of[b] is None]
     if rackless:
         yield f"brokers {rackless} have no broker.rack"
@@ -129,6 +138,28 @@ def check_plan(plan: Iterable[PartitionAssignment], ctx: PlanContext) -> list[Pl
                 problems.append(PlanProblem(*key, "still on a drained broker after the plan"))
     if planned:
         problems.extend(_check_disks(planned, ctx))
+    return problems
+
+
+def check_form(
+    plan: Iterable[PartitionAssignment],
+    partitions: Collection[Key],
+    brokers: Collection[int],
+    where: str,
+) -> list[PlanProblem]:
+    """Kafka's rules alone, no policy: each entry is one of the cluster's ``partitions``,
+    listed once, and holds distinct ``brokers`` with its observers a proper suffix. For a
+    plan replayed as a what-if (`snapshot apply`): it may break policies, never these."""
+    problems: list[PlanProblem] = []
+    seen: set[Key] = set()
+    for a in plan:
+        if a.key in seen:
+            problems.append(PlanProblem(a.topic, a.partition, "listed twice in the plan"))
+            continue
+        seen.add(a.key)
+        if a.key not in partitions:
+            problems.append(PlanProblem(a.topic, a.partition, "not a partition of the cluster"))
+        problems.extend(PlanProblem(a.topic, a.partition, m) for m in _form(a, brokers, where))
     return problems
 
 
