@@ -28,7 +28,7 @@ from typing import Any
 from harness import ROOT
 
 # the default set, in this order
-BENCHMARKS = ["validate", "synth", "assign", "rebalance", "quality", "score", "simulate"]
+BENCHMARKS = ["validate", "synth", "assign", "rebalance", "quality", "score", "simulate", "logdirs"]
 
 OUT = ROOT / "bench" / "out" / "results.json"
 

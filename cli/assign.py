@@ -82,6 +82,14 @@ CurrentOpt = Annotated[
         "snapshot directory. Without it every partition is assigned from scratch."
     ),
 ]
+SizesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Partition sizes of --current: a CSV topic,partition,size_bytes, or what "
+        "kafka-log-dirs --describe prints. With a snapshot, they replace the snapshot's sizes.",
+        show_default=False,
+    ),
+]
 DrainOpt = Annotated[
     str | None, typer.Option(help="Broker ids to empty, e.g. 4,5 (before removing them).")
 ]
@@ -189,6 +197,7 @@ def assign(
     topics: TopicsOpt,
     root: RootOption = None,
     current: CurrentOpt = None,
+    sizes: SizesOpt = None,
     drain: DrainOpt = None,
     exclude: ExcludeOpt = None,
     rebalance: RebalanceOpt = False,
@@ -220,8 +229,22 @@ def assign(
     from .outputs import report
 
     rate = _batch_flags(out_dir, batch_size, max_moves_per_broker, throttle)
+    if sizes is not None and current is None:
+        from placement.errors import UsageError
+
+        raise UsageError(
+            "--sizes gives the sizes of the current partitions: use it with --current",
+            "e.g. --current describe.txt --sizes log-dirs.txt",
+        )
     # every output is checked before any work: none is an input, none shares a path
-    outputs = Outputs.of([("--inventory", inventory), ("--topics", topics), ("--current", current)])
+    outputs = Outputs.of(
+        [
+            ("--inventory", inventory),
+            ("--topics", topics),
+            ("--current", current),
+            ("--sizes", sizes),
+        ]
+    )
     named = {
         flag: outputs.add(flag, path)
         for flag, path in (
@@ -236,7 +259,7 @@ def assign(
     params = SolveParams(time_limit=time_limit, seed=seed, workers=1)
     options = Options(rebalance, balance_leaders, tolerance, max_disk_usage, params)
     with outputs:
-        outcome, sizes = _plan(inventory, topics, root, current, drain, exclude, options)
+        outcome, known = _plan(inventory, topics, root, (current, sizes), drain, exclude, options)
         text = _write_files(outcome, named)
         batches = None
         if dir_out is not None:
@@ -245,7 +268,7 @@ def assign(
             batches = split_checked(
                 outcome.plan,
                 {a.key: a for a in outcome.rollback},
-                sizes,
+                known,
                 batch_size=batch_size,
                 max_moves_per_broker=max_moves_per_broker,
             )
@@ -284,17 +307,42 @@ def _batch_flags(
     return parse_rate(throttle) if throttle is not None else None
 
 
+def _current(current: Path | None, sizes: Path | None) -> Any:
+    """The current state, its partition sizes from ``sizes`` when given (they replace a
+    snapshot's); what the sizes file says about itself and how it fits, on stderr."""
+    if current is None:
+        return None
+    from dataclasses import replace
+
+    from placement.io.convert import coverage_notes, load_sizes
+    from placement.io.current import read_current
+
+    from .render import safe
+
+    state = read_current(current)
+    if sizes is None:
+        return state
+    loaded = load_sizes(sizes)
+    keys = {a.key for a in state.assignments}
+    notes = loaded.notes + coverage_notes(loaded.sizes, keys, str(sizes), "--current")
+    if state.sizes:
+        notes.insert(0, f"--sizes {sizes} replaces the partition sizes in the snapshot {current}")
+    for note in notes:
+        sys.stderr.write(f"note: {safe(note)}\n")
+    return replace(state, sizes={k: v for k, v in loaded.sizes.items() if k in keys})
+
+
 def _plan(
     inventory: Path,
     topics: Path,
     root: Path | None,
-    current: Path | None,
+    current: tuple[Path | None, Path | None],
     drain: str | None,
     exclude: str | None,
     options: Any,
 ) -> tuple[Any, dict[tuple[str, int], int]]:
-    """Read the inputs and plan: the outcome, and the partition sizes the batches use."""
-    from placement.io.current import read_current
+    """Read the inputs and plan: the outcome, and the partition sizes the batches use.
+    ``current``: the --current and --sizes paths."""
     from placement.io.inventory import load_inventory
     from placement.plan.assign import assign as run_assign
     from placement.plan.topics import read_topics
@@ -302,7 +350,7 @@ def _plan(
 
     loaded = load_inventory(inventory)
     specs = read_topics(topics, CheckContext(loaded.inventory), refs_root=root)
-    state = read_current(current) if current is not None else None
+    state = _current(*current)
     outcome = run_assign(
         loaded,
         specs,

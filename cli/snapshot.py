@@ -12,6 +12,12 @@ import typer
 from .errors import handle_errors
 from .outputs import report
 
+SizesOption = typer.Option(
+    "--sizes",
+    help="Partition sizes: a CSV topic,partition,size_bytes, or what kafka-log-dirs "
+    "--describe prints (the largest replica's size per partition).",
+)
+
 app = typer.Typer(
     help="Build, generate and inspect cluster snapshots (Parquet).", no_args_is_help=True
 )
@@ -93,30 +99,32 @@ def from_describe(
     describe: Annotated[Path, typer.Argument(help="Output of kafka-topics --describe.")],
     inventory: Annotated[Path, typer.Option(help="Broker inventory (JSON, CSV or directory).")],
     out: Annotated[Path, typer.Option(help="Output snapshot directory.")],
-    sizes: Annotated[
-        Path | None, typer.Option(help="CSV topic,partition,size_bytes (e.g. from kafka-log-dirs).")
-    ] = None,
+    sizes: Annotated[Path | None, SizesOption] = None,
 ) -> None:
     """Build a snapshot from describe output and an inventory."""
-    from placement.io.convert import read_sizes, snapshot_from_describe
+    from placement.io.convert import coverage_notes, load_sizes, snapshot_from_describe
     from placement.io.describe import read_describe
     from placement.io.inventory import load_inventory
     from placement.io.outputs import Outputs
     from placement.io.snapshot import add_snapshot_output, write_snapshot_files
 
+    from .render import safe
+
     outputs = Outputs.of([("DESCRIBE", describe), ("--inventory", inventory), ("--sizes", sizes)])
     snap_out = add_snapshot_output(outputs, "--out", out)
     with outputs:  # the checks and the temporary directory, before the work
+        described = read_describe(describe)
+        loaded = load_sizes(sizes) if sizes else None
         snap = snapshot_from_describe(
-            read_describe(describe),
-            load_inventory(inventory).inventory,
-            read_sizes(sizes) if sizes else None,
+            described, load_inventory(inventory).inventory, loaded.sizes if loaded else None
         )
         write_snapshot_files(snap_out.staged(), snap)
         written = outputs.commit()
+    if loaded is not None:
+        keys = {(p.topic, p.partition) for p in described.partitions}
+        for note in loaded.notes + coverage_notes(loaded.sizes, keys, str(sizes), str(describe)):
+            sys.stderr.write(f"note: {safe(note)}\n")
     report(outputs, written, skip=["--out"])
-    from .render import safe
-
     sys.stderr.write(
         f"wrote {safe(out)}: {snap.brokers.num_rows} brokers, {snap.topics.num_rows} "
         f"topics, {snap.partitions.num_rows} partitions\n"

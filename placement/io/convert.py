@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 import pyarrow as pa
 
 from placement.errors import InputError
 from placement.io.describe import Describe
-from placement.io.limits import SIZES_BYTES
+from placement.io.limits import LOGDIRS_BYTES, SIZES_BYTES, too_large
+from placement.io.logdirs import EXAMPLES, SizesRead, looks_like_logdirs, parse_logdirs
 from placement.io.snapshot import BROKERS, PARTITIONS, TOPICS, Snapshot
 from placement.io.textfile import read_text
+from placement.model.assignment import Key
 from placement.model.inventory import Inventory
 from placement.model.kafka import (
     INT64_MAX,
@@ -22,27 +25,56 @@ from placement.model.kafka import (
     topic_name_error,
 )
 
+SIZES_HINT = (
+    "a sizes file is a CSV with the header topic,partition,size_bytes, or the output of "
+    "kafka-log-dirs --describe"
+)
 
-def read_sizes(path: str | Path) -> dict[tuple[str, int], int]:
+
+def load_sizes(path: str | Path) -> SizesRead:
+    """Partition sizes from a CSV `topic,partition,size_bytes` or from `kafka-log-dirs
+    --describe` output, told apart by content (docs/formats.md, sizes CSV), with what the
+    operator should know about them (notes; none for a CSV)."""
+    p = Path(path)
+    text = read_text(p, "the sizes file", SIZES_BYTES)
+    if looks_like_logdirs(text):
+        if len(text) > LOGDIRS_BYTES.value():  # a JSON document costs more memory than a CSV
+            raise too_large(str(p), LOGDIRS_BYTES, len(text.encode("utf-8", "surrogatepass")))
+        return parse_logdirs(text, str(p))
+    return SizesRead(_sizes_csv(text, str(p)))
+
+
+def read_sizes(path: str | Path) -> dict[Key, int]:
+    """The sizes of `load_sizes`, without its notes."""
+    return load_sizes(path).sizes
+
+
+def _sizes_csv(text: str, name: str) -> dict[Key, int]:
     """`topic,partition,size_bytes` CSV (header required) -> sizes.
 
     Kafka's rules: a legal topic name, a partition in 0..2^31-1, a size in 0..2^63-1
     (ASCII digits), each partition once.
     """
-    p = Path(path)
-    name = str(p)
-    text = read_text(p, "the sizes file", SIZES_BYTES)
     rows = csv.reader(io.StringIO(text, newline=""))
 
     def fail(message: str, line: int, column: int = 1, hint: str = "") -> InputError:
         return InputError(name, message, hint, line=line, column=column)
 
+    if not text.strip():
+        raise InputError(name, "the sizes file is empty", SIZES_HINT)
     try:
         header = [c.strip() for c in next(rows, [])]
         if header != ["topic", "partition", "size_bytes"]:
-            raise fail(f"header must be topic,partition,size_bytes, found {header}", 1)
-        out: dict[tuple[str, int], int] = {}
-        first_line: dict[tuple[str, int], int] = {}
+            first = text.splitlines()[0].strip()
+            shown = first if len(first) <= 60 else first[:57] + "..."
+            raise fail(
+                "not a sizes file: the first line should be the CSV header "
+                f"topic,partition,size_bytes or a kafka-log-dirs banner, found {shown!r}",
+                1,
+                hint=SIZES_HINT,
+            )
+        out: dict[Key, int] = {}
+        first_line: dict[Key, int] = {}
         start = rows.line_num + 1
         for row in rows:
             line_no, start = start, rows.line_num + 1
@@ -116,3 +148,27 @@ def snapshot_from_describe(
         schema=PARTITIONS,
     )
     return Snapshot(brokers, topics, partitions)
+
+
+def coverage_notes(
+    sizes: Mapping[Key, int], keys: Collection[Key], path: str, where: str
+) -> list[str]:
+    """What a sizes file ``path`` misses of the partitions ``keys`` of ``where`` (those get
+    no size), and what it has beyond them (a file from another cluster, or a stale one)."""
+    notes = []
+    missing = sum(1 for k in keys if k not in sizes)
+    if missing:
+        notes.append(
+            f"{missing:,} of the {len(keys):,} partitions of {where} have no size in {path}: "
+            "their bytes are unknown"
+        )
+    known = set(keys)
+    extra = sorted(k for k in sizes if k not in known)
+    if extra:
+        shown = ", ".join(f"{t}-{n}" for t, n in extra[:EXAMPLES])
+        more = f" (and {len(extra) - EXAMPLES:,} more)" if len(extra) > EXAMPLES else ""
+        notes.append(
+            f"{len(extra):,} partitions in {path} are not in {where} and are left out: "
+            f"{shown}{more}"
+        )
+    return notes

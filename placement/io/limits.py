@@ -50,7 +50,11 @@ INVENTORY_BYTES = Limit("MRC_PLAN_MAX_INVENTORY_BYTES", 64 * MiB, "bytes per inv
 DESCRIBE_BYTES = Limit(
     "MRC_PLAN_MAX_DESCRIBE_BYTES", 2048 * MiB, "bytes of kafka-topics --describe output"
 )
-SIZES_BYTES = Limit("MRC_PLAN_MAX_SIZES_BYTES", 2048 * MiB, "bytes per sizes CSV")
+SIZES_BYTES = Limit("MRC_PLAN_MAX_SIZES_BYTES", 2048 * MiB, "bytes per sizes file")
+# a JSON document takes more memory per byte than a CSV: ~3 GB to read 1 GiB of it
+LOGDIRS_BYTES = Limit(
+    "MRC_PLAN_MAX_LOGDIRS_BYTES", 1024 * MiB, "bytes of kafka-log-dirs output (a sizes file)"
+)
 PLAN_BYTES = Limit("MRC_PLAN_MAX_PLAN_BYTES", 4096 * MiB, "bytes per reassignment or plan file")
 
 # JSON values in one placement policy (a real one has a few dozen)
@@ -72,6 +76,7 @@ ALL_LIMITS: tuple[Limit, ...] = (
     INVENTORY_BYTES,
     DESCRIBE_BYTES,
     SIZES_BYTES,
+    LOGDIRS_BYTES,
     PLAN_BYTES,
     POLICY_VALUES,
     PARTITIONS_PER_TOPIC,
