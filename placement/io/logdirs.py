@@ -583,8 +583,9 @@ class _Reader:
     def first_bad_name(self, bad: set[str]) -> InputError:
         """The first replica in the file whose name is in ``bad``."""
         i = next(i for i, n in enumerate(self.names) if n in bad)
+        # the entry holding it: the last one starting at or before i (an entry without
+        # replicas starts where the next one does)
         element = bisect.bisect_right(self.first_name, i) - 1
-        # entries without replicas share a start: the entry is the last one starting there
         name = self.names[i]
         problem = _split_name(name)
         assert isinstance(problem, str)
