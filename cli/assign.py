@@ -229,13 +229,7 @@ def assign(
     from .outputs import report
 
     rate = _batch_flags(out_dir, batch_size, max_moves_per_broker, throttle)
-    if sizes is not None and current is None:
-        from placement.errors import UsageError
-
-        raise UsageError(
-            "--sizes gives the sizes of the current partitions: use it with --current",
-            "e.g. --current describe.txt --sizes log-dirs.txt",
-        )
+    _sizes_flag(sizes, current)
     # every output is checked before any work: none is an input, none shares a path
     outputs = Outputs.of(
         [
@@ -245,14 +239,10 @@ def assign(
             ("--sizes", sizes),
         ]
     )
+    files = (("--out", out), ("--rollback", rollback), ("--election", election))
     named = {
         flag: outputs.add(flag, path)
-        for flag, path in (
-            ("--out", out),
-            ("--rollback", rollback),
-            ("--election", election),
-            ("--summary", summary_path),
-        )
+        for flag, path in (*files, ("--summary", summary_path))
         if path is not None
     }
     dir_out = outputs.add_dir("--out-dir", out_dir, marker="summary.json") if out_dir else None
@@ -263,16 +253,9 @@ def assign(
         text = _write_files(outcome, named)
         batches = None
         if dir_out is not None:
-            from placement.plan.batches import render_files, split_checked
-
-            batches = split_checked(
-                outcome.plan,
-                {a.key: a for a in outcome.rollback},
-                known,
-                batch_size=batch_size,
-                max_moves_per_broker=max_moves_per_broker,
+            batches = _write_batches(
+                dir_out, outcome, known, batch_size, max_moves_per_broker, rate
             )
-            dir_out.files(render_files(batches, rate))
         written = outputs.commit()
     if text is not None and out is None and out_dir is None:
         # after the files: a plan is never printed when its rollback could not be written
@@ -285,6 +268,38 @@ def assign(
         from .plan import show_summary
 
         show_summary(summary(batches, rate), out_dir, stderr=True)
+
+
+def _sizes_flag(sizes: Path | None, current: Path | None) -> None:
+    if sizes is not None and current is None:
+        from placement.errors import UsageError
+
+        raise UsageError(
+            "--sizes gives the sizes of the current partitions: use it with --current",
+            "e.g. --current describe.txt --sizes log-dirs.txt",
+        )
+
+
+def _write_batches(
+    dir_out: Any,
+    outcome: Any,
+    known: Any,
+    batch_size: int | None,
+    max_moves_per_broker: int | None,
+    rate: int | None,
+) -> Any:
+    """Split the plan into batches, check them independently, stage the directory's files."""
+    from placement.plan.batches import render_files, split_checked
+
+    batches = split_checked(
+        outcome.plan,
+        {a.key: a for a in outcome.rollback},
+        known,
+        batch_size=batch_size,
+        max_moves_per_broker=max_moves_per_broker,
+    )
+    dir_out.files(render_files(batches, rate))
+    return batches
 
 
 def _batch_flags(
