@@ -62,6 +62,25 @@ class JsonSyntaxError(Exception):
         self.found = found
 
 
+class ShapeError(Exception):
+    """A parsed document that is valid JSON but not the expected shape: the JSON pointer
+    of the value at fault (``key``: point at its key rather than its value), a message
+    and a hint. A reader turns it into the InputError at ``ParsedJson.locate``."""
+
+    def __init__(self, pointer: str, message: str, hint: str = "", key: bool = False) -> None:
+        super().__init__(message)
+        self.pointer = pointer
+        self.message = message
+        self.hint = hint
+        self.key = key
+
+
+def is_json_int(value: Any) -> bool:
+    """An integer as a JSON parser returns it: not a bool (Python counts True as 1), not
+    2.0. (A parser makes no other int subclass, so the exact type is the test.)"""
+    return type(value) is int
+
+
 class EncodingError(Exception):
     """The bytes are not UTF-8; ``line``/``column`` locate the first bad byte."""
 

@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from placement.errors import InputError
-from placement.io.jsonsrc import JsonSyntaxError, SyntaxKind, parse_json
+from placement.io.jsonsrc import JsonSyntaxError, ShapeError, SyntaxKind, is_json_int, parse_json
 from placement.io.limits import BROKERS, PARTITIONS_TOTAL, MiB, check_count
 from placement.io.positions import LineIndex, Position
 from placement.model.assignment import Key
@@ -105,18 +105,6 @@ class _Lines(LineIndex):
         return position_in(self._text, self._to[i] + offset - self._at[i])
 
 
-class _ProblemError(Exception):
-    """A problem in one broker entry: its pointer there (or in the document, for the
-    top level), a message and a hint."""
-
-    def __init__(self, pointer: str, message: str, hint: str = "", key: bool = False) -> None:
-        super().__init__(message)
-        self.pointer = pointer
-        self.message = message
-        self.hint = hint
-        self.key = key
-
-
 class _DuplicateKeyError(Exception):
     pass
 
@@ -134,10 +122,6 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _constant(name: str) -> Any:
     raise _SyntaxError(name)  # NaN, Infinity: not JSON
-
-
-def _is_int(v: Any) -> bool:
-    return type(v) is int
 
 
 def _split_name(name: str) -> tuple[str, int] | str:
@@ -158,29 +142,29 @@ def _split_name(name: str) -> tuple[str, int] | str:
 _REPLICA_REQUIRED = ("partition", "size", "isFuture")
 
 
-def _replica_problem(parts: list[Any], ptr: str) -> _ProblemError:
+def _replica_problem(parts: list[Any], ptr: str) -> ShapeError:
     """The first replica of a log dir that the fast checks refused, named."""
     for k, r in enumerate(parts):
         at = f"{ptr}/{k}"
         if type(r) is not dict:
-            return _ProblemError(at, "a replica entry must be an object", SHAPE_HINT)
+            return ShapeError(at, "a replica entry must be an object", SHAPE_HINT)
         missing = [key for key in _REPLICA_REQUIRED if key not in r]
         if missing:
-            return _ProblemError(at, f'a replica entry lacks "{missing[0]}"', SHAPE_HINT)
+            return ShapeError(at, f'a replica entry lacks "{missing[0]}"', SHAPE_HINT)
         if type(r["partition"]) is not str:
-            return _ProblemError(f"{at}/partition", '"partition" must be a string: <topic>-<n>')
+            return ShapeError(f"{at}/partition", '"partition" must be a string: <topic>-<n>')
         size = r["size"]
-        if not _is_int(size) or not 0 <= size <= INT64_MAX:
-            return _ProblemError(
+        if not is_json_int(size) or not 0 <= size <= INT64_MAX:
+            return ShapeError(
                 f"{at}/size",
                 f'"size" must be an integer from 0 to {INT64_MAX} (bytes)',
                 "sizes are Java longs, as Kafka prints them",
             )
         if type(r["isFuture"]) is not bool:
-            return _ProblemError(f"{at}/isFuture", '"isFuture" must be true or false')
+            return ShapeError(f"{at}/isFuture", '"isFuture" must be true or false')
         lag = r.get("offsetLag", 0)
-        if not _is_int(lag) or not -INT64_MAX - 1 <= lag <= INT64_MAX:
-            return _ProblemError(f"{at}/offsetLag", '"offsetLag" must be an integer')
+        if not is_json_int(lag) or not -INT64_MAX - 1 <= lag <= INT64_MAX:
+            return ShapeError(f"{at}/offsetLag", '"offsetLag" must be an integer')
     raise AssertionError("the fast checks refused a log dir whose replicas are all well formed")
 
 
@@ -245,7 +229,7 @@ class _Reader:
         except JsonSyntaxError as exc:
             raise self.at(index.position(exc.offset), exc.message, exc.hint) from None
 
-    def problem(self, element: int, p: _ProblemError) -> InputError:
+    def problem(self, element: int, p: ShapeError) -> InputError:
         doc = self.reparse(element)
         return self.at(doc.locate(p.pointer, key=p.key), p.message, p.hint)
 
@@ -412,7 +396,7 @@ class _Reader:
     def top_value(self, key: str, value: Any, at: int) -> None:
         """Check a member of the document as soon as it is read (`version` often comes
         first: a document of another version is not read as version 1)."""
-        if key == "version" and (not _is_int(value) or value != 1):
+        if key == "version" and (not is_json_int(value) or value != 1):
             shown = json.dumps(value) if not isinstance(value, (dict, list)) else "?"
             raise self.fail(at, f"unsupported version {shown}: kafka-log-dirs prints 1")
         if key == "brokers":
@@ -436,7 +420,7 @@ class _Reader:
             self.members = 0
             try:
                 self.broker(value, element)
-            except _ProblemError as p:
+            except ShapeError as p:
                 self.decode(pos)  # a duplicate key, if any, comes first
                 raise self.problem(element, p) from None
             # every member has a colon; fewer members than colons: a colon in a string
@@ -457,17 +441,17 @@ class _Reader:
     def broker(self, value: Any, element: int) -> None:
         """Check one broker entry and keep its replicas."""
         if type(value) is not dict:
-            raise _ProblemError("", "a broker entry must be an object", SHAPE_HINT)
+            raise ShapeError("", "a broker entry must be an object", SHAPE_HINT)
         for key in ("broker", "logDirs"):
             if key not in value:
-                raise _ProblemError("", f'a broker entry lacks "{key}"', SHAPE_HINT)
+                raise ShapeError("", f'a broker entry lacks "{key}"', SHAPE_HINT)
         self.members += len(value)
         broker = value["broker"]
-        if not _is_int(broker) or not 0 <= broker <= INT32_MAX:
-            raise _ProblemError("/broker", '"broker" must be a broker id', BROKER_ID)
+        if not is_json_int(broker) or not 0 <= broker <= INT32_MAX:
+            raise ShapeError("/broker", '"broker" must be a broker id', BROKER_ID)
         if broker in self.broker_at:
             first = position_in(self.text, self.spans[self.broker_at[broker]][0])
-            raise _ProblemError(
+            raise ShapeError(
                 "/broker",
                 f"broker {broker} is listed twice (first at line {first.line}, "
                 f"column {first.column})",
@@ -477,7 +461,7 @@ class _Reader:
         check_count(BROKERS, len(self.broker_at), f"{self.path}: brokers")
         dirs = value["logDirs"]
         if type(dirs) is not list:
-            raise _ProblemError("/logDirs", '"logDirs" must be an array', SHAPE_HINT)
+            raise ShapeError("/logDirs", '"logDirs" must be an array', SHAPE_HINT)
         self.first_name.append(len(self.names))
         seen: dict[str, int] = {}
         for j, entry in enumerate(dirs):
@@ -490,24 +474,24 @@ class _Reader:
         self, entry: Any, broker: int, element: int, ptr: str, seen: dict[str, int]
     ) -> None:
         if type(entry) is not dict:
-            raise _ProblemError(ptr, "a log dir entry must be an object", SHAPE_HINT)
+            raise ShapeError(ptr, "a log dir entry must be an object", SHAPE_HINT)
         for key in ("logDir", "partitions"):
             if key not in entry:
-                raise _ProblemError(ptr, f'a log dir entry lacks "{key}"', SHAPE_HINT)
+                raise ShapeError(ptr, f'a log dir entry lacks "{key}"', SHAPE_HINT)
         name, error, parts = entry["logDir"], entry.get("error"), entry["partitions"]
         if type(name) is not str or not name:
-            raise _ProblemError(f"{ptr}/logDir", '"logDir" must be a non-empty string')
+            raise ShapeError(f"{ptr}/logDir", '"logDir" must be a non-empty string')
         if name in seen:
-            raise _ProblemError(
+            raise ShapeError(
                 f"{ptr}/logDir", f"broker {broker} lists log dir {name} twice", SHAPE_HINT
             )
         seen[name] = 1
         if error is not None and type(error) is not str:
-            raise _ProblemError(f"{ptr}/error", '"error" must be null or a string')
+            raise ShapeError(f"{ptr}/error", '"error" must be null or a string')
         if error is not None:
             self.dir_errors.append((broker, name, error))
         if type(parts) is not list:
-            raise _ProblemError(f"{ptr}/partitions", '"partitions" must be an array', SHAPE_HINT)
+            raise ShapeError(f"{ptr}/partitions", '"partitions" must be an array', SHAPE_HINT)
         # the common case at C speed (a log dir may hold thousands of replicas); the loop
         # in _replica_problem runs only to name what is wrong
         if not set(map(type, parts)) <= _DICT:
@@ -548,7 +532,7 @@ class _Reader:
             seen.add(name)
         return self.problem(
             element,
-            _ProblemError(
+            ShapeError(
                 self.locate_name(element, name, nth=2),
                 f"broker {broker} holds partition {name} twice",
                 "a broker has one current replica of a partition (and at most one future "
@@ -573,7 +557,7 @@ class _Reader:
     def bad_name(self, name: str, problem: str, element: int, ptr: str = "") -> InputError:
         return self.problem(
             element,
-            _ProblemError(
+            ShapeError(
                 ptr or self.locate_name(element, name),
                 f"replica {problem}",
                 f"Kafka prints a replica as <topic>-<partition>; {TOPIC_NAME_HINT}",

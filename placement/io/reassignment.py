@@ -20,7 +20,14 @@ from typing import Any
 
 from placement.errors import InputError
 from placement.io.atomic import open_atomic
-from placement.io.jsonsrc import JsonSyntaxError, ParsedJson, SyntaxKind, parse_json
+from placement.io.jsonsrc import (
+    JsonSyntaxError,
+    ParsedJson,
+    ShapeError,
+    SyntaxKind,
+    is_json_int,
+    parse_json,
+)
 from placement.io.positions import LineIndex, Position
 from placement.io.textfile import read_text
 from placement.model.assignment import PartitionAssignment
@@ -31,19 +38,6 @@ PROPOSED_BLOCK = re.compile(r"^\s*Proposed partition reassignment configuration\
 # the first line of the files `render_reassignment` writes: then one entry per line
 OWN_HEADER = '{"version":1,"partitions":['
 SHAPE_HINT = '{"version": 1, "partitions": [{"topic": ..., "partition": ..., "replicas": [...]}]}'
-
-
-class _ProblemError(Exception):
-    def __init__(self, pointer: str, message: str, hint: str = "", key: bool = False) -> None:
-        super().__init__(message)
-        self.pointer = pointer
-        self.message = message
-        self.hint = hint
-        self.key = key
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _broker_list(entry: dict[str, Any], field: str, ptr: str) -> tuple[int, ...]:
@@ -58,17 +52,17 @@ def _broker_list(entry: dict[str, Any], field: str, ptr: str) -> tuple[int, ...]
     ):
         return tuple(value)
     if not isinstance(value, list):
-        raise _ProblemError(f"{ptr}/{field}", f'"{field}" must be an array of broker ids')
+        raise ShapeError(f"{ptr}/{field}", f'"{field}" must be an array of broker ids')
     for j, b in enumerate(value):
-        if not _is_int(b) or b < 0 or b > INT32_MAX:
+        if not is_json_int(b) or b < 0 or b > INT32_MAX:
             shown = json.dumps(b) if not isinstance(b, (dict, list)) else type(b).__name__
-            raise _ProblemError(
+            raise ShapeError(
                 f"{ptr}/{field}/{j}",
                 f'"{field}" holds {shown}, not a broker id',
                 f"broker ids are integers from 0 to {INT32_MAX} (Java ints)",
             )
     dup = next(b for j, b in enumerate(value) if b in value[:j])
-    raise _ProblemError(
+    raise ShapeError(
         f"{ptr}/{field}",
         f'broker {dup} appears twice in "{field}"',
         "Kafka rejects duplicate brokers in a replica list",
@@ -84,10 +78,10 @@ _REQUIRED = frozenset({"topic", "partition", "replicas"})
 def _entry(entry: Any, ptr: str, names: set[str]) -> PartitionAssignment:
     """One partition entry; ``names``: topic names already found legal."""
     if not isinstance(entry, dict):
-        raise _ProblemError(ptr, "a partition entry must be an object")
+        raise ShapeError(ptr, "a partition entry must be an object")
     if not entry.keys() <= _ALLOWED:
         key = next(k for k in entry if k not in _ALLOWED)
-        raise _ProblemError(
+        raise ShapeError(
             f"{ptr}/{key}",
             f'unknown key "{key}" in a partition entry',
             "allowed: " + ", ".join(sorted(_ALLOWED)),
@@ -95,38 +89,38 @@ def _entry(entry: Any, ptr: str, names: set[str]) -> PartitionAssignment:
         )
     if not entry.keys() >= _REQUIRED:
         key = next(k for k in ("topic", "partition", "replicas") if k not in entry)
-        raise _ProblemError(ptr, f'partition entry lacks "{key}"')
+        raise ShapeError(ptr, f'partition entry lacks "{key}"')
     topic, partition = entry["topic"], entry["partition"]
     if type(topic) is not str or topic not in names:  # a list is not hashable: type first
         if not isinstance(topic, str) or not topic:
-            raise _ProblemError(f"{ptr}/topic", '"topic" must be a non-empty string')
+            raise ShapeError(f"{ptr}/topic", '"topic" must be a non-empty string')
         bad_name = topic_name_error(topic)
         if bad_name is not None:
-            raise _ProblemError(f"{ptr}/topic", bad_name, TOPIC_NAME_HINT)
+            raise ShapeError(f"{ptr}/topic", bad_name, TOPIC_NAME_HINT)
         names.add(topic)
-    if not _is_int(partition) or partition < 0 or partition > INT32_MAX:
-        raise _ProblemError(
+    if not is_json_int(partition) or partition < 0 or partition > INT32_MAX:
+        raise ShapeError(
             f"{ptr}/partition", f'"partition" must be an integer from 0 to {INT32_MAX}'
         )
     replicas = _broker_list(entry, "replicas", ptr)
     if not replicas:
-        raise _ProblemError(f"{ptr}/replicas", f"{topic}-{partition} has an empty replica list")
+        raise ShapeError(f"{ptr}/replicas", f"{topic}-{partition} has an empty replica list")
     observers = _broker_list(entry, "observers", ptr) if "observers" in entry else ()
     if observers and replicas[len(replicas) - len(observers) :] != observers:
-        raise _ProblemError(
+        raise ShapeError(
             f"{ptr}/observers",
             f"observers {list(observers)} of {topic}-{partition} are not the last "
             f"entries of replicas {list(replicas)}",
             "list sync replicas first and observers last, in the same order",
         )
     if len(observers) == len(replicas):
-        raise _ProblemError(f"{ptr}/observers", f"{topic}-{partition} has no sync replica")
+        raise ShapeError(f"{ptr}/observers", f"{topic}-{partition} has no sync replica")
     if "log_dirs" in entry:
         dirs = entry["log_dirs"]
         if type(dirs) is not list or not set(map(type, dirs)) <= _STR:
-            raise _ProblemError(f"{ptr}/log_dirs", '"log_dirs" must be an array of strings')
+            raise ShapeError(f"{ptr}/log_dirs", '"log_dirs" must be an array of strings')
         if len(dirs) != len(replicas):
-            raise _ProblemError(
+            raise ShapeError(
                 f"{ptr}/log_dirs",
                 f'"log_dirs" has {len(dirs)} entries but "replicas" has {len(replicas)}',
                 'use "any" for each replica',
@@ -136,22 +130,22 @@ def _entry(entry: Any, ptr: str, names: set[str]) -> PartitionAssignment:
 
 def _entries(value: Any) -> list[PartitionAssignment]:
     if not isinstance(value, dict):
-        raise _ProblemError("", "a reassignment file must be a JSON object", SHAPE_HINT)
+        raise ShapeError("", "a reassignment file must be a JSON object", SHAPE_HINT)
     unknown = sorted(set(value) - {"version", "partitions"})
     if unknown:
-        raise _ProblemError(f"/{unknown[0]}", f'unknown key "{unknown[0]}"', key=True)
-    if "version" in value and (not _is_int(value["version"]) or value["version"] != 1):
+        raise ShapeError(f"/{unknown[0]}", f'unknown key "{unknown[0]}"', key=True)
+    if "version" in value and (not is_json_int(value["version"]) or value["version"] != 1):
         shown = value["version"] if not isinstance(value["version"], (dict, list)) else "?"
-        raise _ProblemError("/version", f"unsupported version {shown!r}: Kafka knows only 1")
+        raise ShapeError("/version", f"unsupported version {shown!r}: Kafka knows only 1")
     parts = value.get("partitions")
     if not isinstance(parts, list):
-        raise _ProblemError(
+        raise ShapeError(
             "/partitions" if "partitions" in value else "",
             '"partitions" must be an array of partition entries',
             SHAPE_HINT,
         )
     if not parts:
-        raise _ProblemError(
+        raise ShapeError(
             "/partitions", "the partition list is empty", "Kafka rejects an empty reassignment"
         )
     out = []
@@ -162,7 +156,7 @@ def _entries(value: Any) -> list[PartitionAssignment]:
         key = (a.topic, a.partition)
         first = seen.setdefault(key, i)
         if first != i:
-            raise _ProblemError(
+            raise ShapeError(
                 f"/partitions/{i}",
                 f"{a.topic}-{a.partition} is listed twice (first at /partitions/{first})",
                 "Kafka rejects such a reassignment: keep one entry per partition",
@@ -274,7 +268,7 @@ def parse_plan(text: str, path: str = "<reassignment>") -> PlanFile:
     body = text[start:end]
     try:
         entries = _entries(json.loads(body, object_pairs_hook=_no_duplicates))
-    except (ValueError, _DuplicateKeyError, _ProblemError, RecursionError):
+    except (ValueError, _DuplicateKeyError, ShapeError, RecursionError):
         pass  # re-read with positions to say where (ValueError: JSON's, or too many digits)
     else:
         whole = start == 0 and end == len(text)
@@ -294,7 +288,7 @@ def parse_plan(text: str, path: str = "<reassignment>") -> PlanFile:
         raise InputError(path, f'duplicate key "{d.key}"', line=pos.line, column=pos.column)
     try:
         entries = _entries(doc.value)
-    except _ProblemError as p:
+    except ShapeError as p:
         pos = doc.locate(p.pointer, key=p.key)
         raise InputError(path, p.message, p.hint, line=pos.line, column=pos.column) from None
     return PlanFile(path, entries, text, start, one_per_line=False)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from placement.errors import InputError
-from placement.io.jsonsrc import parse_json_file
+from placement.io.jsonsrc import is_json_int, parse_json_file
 from placement.io.textfile import read_text
 from placement.model.kafka import INT64_MAX
 
@@ -43,7 +43,7 @@ _LEADERS = {"file": _NAME, "partitions": _INT, "election": _NAME_OR_NULL}
 def _fits(value: Any, want: str) -> bool:
     """Numbers as `assign` writes them: integers within int64 (ids, counts, bytes; a
     300-digit "bytes" is no size), durations finite and below 10^18 s."""
-    is_int = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT64_MAX
+    is_int = is_json_int(value) and 0 <= value <= INT64_MAX
     if want == _INT:
         return is_int
     if want == _SIZE:

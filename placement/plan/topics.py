@@ -30,6 +30,7 @@ from placement.io.jsonsrc import (
     JsonSyntaxError,
     ParsedJson,
     decode_utf8,
+    is_json_int,
     parse_json,
     parse_json_file,
 )
@@ -213,7 +214,7 @@ def _only_known_keys(
 
 
 def _positive_int(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    return is_json_int(value) and value >= 1
 
 
 def _top_level(src: _Source) -> tuple[dict[str, Any], list[Any]]:

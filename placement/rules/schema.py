@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from placement.io.jsonsrc import is_json_int
 from placement.io.positions import pointer
 from placement.model.diagnostic import Severity
 from placement.model.policy import (
@@ -280,7 +281,7 @@ class InvalidCount(SchemaRule):
             hint = f"remove the quotes: {value.strip()}"
         elif isinstance(value, float) and value.is_integer():
             hint = f"write {int(value)}, without the fraction"
-        elif isinstance(value, int) and not isinstance(value, bool) and value < 1:
+        elif is_json_int(value) and value < 1:
             hint = "remove the entry instead of giving it no replicas"
         return Finding(
             pointer(err["loc"]),
