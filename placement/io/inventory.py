@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from placement.errors import InputError
 from placement.io.jsonsrc import parse_json_file
 from placement.io.limits import BROKERS, INVENTORY_BYTES, PROPERTIES_BYTES, check_count
-from placement.io.positions import LineIndex, pointer
+from placement.io.positions import LineIndex, pointer, position_in
 from placement.io.properties import PropertiesSyntaxError, parse_properties
 from placement.io.textfile import read_text
 from placement.model.inventory import Broker, Controller, Inventory
@@ -146,13 +146,13 @@ def _refuse_lone_cr(text: str, name: str) -> None:
     """Refuse a carriage return without a line feed (old Mac line ends), where it is."""
     cr = next((i for i, ch in enumerate(text) if ch == "\r" and text[i + 1 : i + 2] != "\n"), -1)
     if cr >= 0:
-        line_start = text.rfind("\n", 0, cr) + 1
+        at = position_in(text, cr)
         raise InputError(
             name,
             "a carriage return (\\r) that is not followed by a line feed",
             "save the file with \\n or \\r\\n line ends (old Mac line ends are not read)",
-            line=text.count("\n", 0, cr) + 1,
-            column=cr - line_start + 1,
+            line=at.line,
+            column=at.column,
         )
 
 

@@ -35,7 +35,7 @@ import pyarrow.compute as pc
 from placement.errors import InputError
 from placement.io.jsonsrc import JsonSyntaxError, ShapeError, SyntaxKind, is_json_int, parse_json
 from placement.io.limits import BROKERS, PARTITIONS_TOTAL, MiB, check_count
-from placement.io.positions import LineIndex, Position
+from placement.io.positions import LineIndex, Position, position_in
 from placement.model.assignment import Key
 from placement.model.kafka import INT32_MAX, INT64_MAX, TOPIC_NAME_HINT, topic_name_error
 
@@ -74,19 +74,6 @@ def looks_like_logdirs(text: str) -> bool:
     """Whether a sizes file is `kafka-log-dirs` output rather than the CSV: a banner or a
     JSON object first (a CSV starts with its header)."""
     return text.lstrip().startswith(("{", QUERYING, RECEIVED))
-
-
-def position_in(text: str, offset: int) -> Position:
-    """`LineIndex(text).position(offset)` without indexing every line of a large text (the
-    same line ends: \\n, \\r\\n and a lone \\r)."""
-    offset = min(max(offset, 0), len(text))
-    lone_cr = text.count("\r", 0, offset) - text.count("\r\n", 0, offset + 1)
-    line = text.count("\n", 0, offset) + lone_cr + 1
-    start = text.rfind("\n", 0, offset) + 1
-    cr = text.rfind("\r", 0, offset)
-    if cr + 1 > start and text[cr + 1 : cr + 2] != "\n":
-        start = cr + 1
-    return Position(line, offset - start + 1)
 
 
 class _Lines(LineIndex):

@@ -66,3 +66,16 @@ def parent_pointers(ptr: str) -> Iterable[str]:
         if not ptr:
             return
         ptr = ptr[: ptr.rfind("/")]
+
+
+def position_in(text: str, offset: int) -> Position:
+    """`LineIndex(text).position(offset)` without indexing every line: for one position in
+    a large text (the same line ends: \\n, \\r\\n and a lone \\r)."""
+    offset = min(max(offset, 0), len(text))
+    lone_cr = text.count("\r", 0, offset) - text.count("\r\n", 0, offset + 1)
+    line = text.count("\n", 0, offset) + lone_cr + 1
+    start = text.rfind("\n", 0, offset) + 1
+    cr = text.rfind("\r", 0, offset)
+    if cr + 1 > start and text[cr + 1 : cr + 2] != "\n":
+        start = cr + 1
+    return Position(line, offset - start + 1)

@@ -20,9 +20,8 @@ from placement.io.logdirs import (
     RECEIVED,
     looks_like_logdirs,
     parse_logdirs,
-    position_in,
 )
-from placement.io.positions import LineIndex
+from placement.io.positions import LineIndex, position_in
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "logdirs"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
