@@ -242,7 +242,7 @@ def _all_distinct(table: pa.Table, keys: list[str]) -> bool:
     return bool((key[1:] != key[:-1]).all())
 
 
-def _list_arrays(col: pa.ChunkedArray) -> tuple[Any, Any]:
+def list_arrays(col: pa.ChunkedArray) -> tuple[Any, Any]:
     """(offsets from 0, values) of a list column as numpy arrays, without copying the
     values; a null list is empty."""
     import numpy as np
@@ -259,10 +259,10 @@ def _first_observers_misfit(table: pa.Table) -> int | None:
     """The first row (from 1) whose observers are not the tail of its replicas."""
     import numpy as np
 
-    o_off, o_val = _list_arrays(table.column("observers"))
+    o_off, o_val = list_arrays(table.column("observers"))
     if not o_val.size:
         return None
-    r_off, r_val = _list_arrays(table.column("replicas"))
+    r_off, r_val = list_arrays(table.column("replicas"))
     o_len = np.diff(o_off)
     rows = np.flatnonzero(o_len)  # only rows with observers are looked at
     bad = o_len[rows] > (r_off[rows + 1] - r_off[rows])

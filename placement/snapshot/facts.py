@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from placement.io.snapshot import Snapshot, snapshot_policies
+from placement.io.snapshot import Snapshot, list_arrays, snapshot_policies
 from placement.model.policy import PlacementPolicy
 from placement.plan.balance import rack_minmax
 
@@ -26,15 +26,6 @@ class ClusterSummary:
     leaders_per_broker: tuple[int, int]
     topics_without_policy: int
     violations: int
-
-
-def _flat(col: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets, values) of a list column, as numpy arrays."""
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    arr = arr.fill_null([]) if arr.null_count else arr
-    offsets = arr.offsets.to_numpy().astype(np.int64)
-    values = arr.values.to_numpy(zero_copy_only=False).astype(np.int64)
-    return offsets - offsets[0], values[offsets[0] : offsets[-1]]
 
 
 def _lookup(keys: np.ndarray, found: np.ndarray, wanted: np.ndarray, missing: int) -> np.ndarray:
@@ -77,8 +68,8 @@ def violation_mask(snap: Snapshot) -> np.ndarray:
     rack_code = {r: i for i, r in enumerate(rack_names)}
     codes = np.array([rack_code.get(r, -1) if r else -1 for r in racks], dtype=np.int64)
 
-    offsets, values = _flat(snap.partitions.column("replicas"))
-    obs_offsets, _ = _flat(snap.partitions.column("observers"))
+    offsets, values = list_arrays(snap.partitions.column("replicas"))
+    obs_offsets, _ = list_arrays(snap.partitions.column("observers"))
     lengths = np.diff(offsets)
     obs_len = np.diff(obs_offsets)
     value_rack = _lookup(ids, codes, values, missing=-1)
@@ -115,7 +106,7 @@ def summarize(snap: Snapshot) -> ClusterSummary:
     per_rack: dict[str, int] = {}
     for r in racks:
         per_rack[r or "(no rack)"] = per_rack.get(r or "(no rack)", 0) + 1
-    offsets, values = _flat(snap.partitions.column("replicas"))
+    offsets, values = list_arrays(snap.partitions.column("replicas"))
     # counts per inventory broker, by its position in ``ids`` (replicas on brokers the
     # inventory lacks fall in the extra last slot)
     where = _lookup(ids, np.arange(ids.size), values, missing=ids.size)
