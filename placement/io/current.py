@@ -7,12 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from placement.io.describe import SNIFF_BYTES, looks_like_describe, read_describe
 from placement.io.reassignment import read_reassignment
 from placement.io.snapshot import (
-    policy_error,
+    cluster_policy,
     read_snapshot,
     snapshot_assignments,
     snapshot_policies,
@@ -55,10 +53,7 @@ def read_current(path: str | Path) -> CurrentState:
         policies = {}
         for name, topic in described.topics.items():
             if topic.placement is not None and topic.placement.value.strip():
-                try:
-                    policies[name] = PlacementPolicy.model_validate_json(topic.placement.value)
-                except ValidationError as exc:
-                    raise policy_error(str(p), name, exc.errors()[0]["msg"]) from None
+                policies[name] = cluster_policy(str(p), name, topic.placement.value)
         min_isr = {n: t.min_isr for n, t in described.topics.items() if t.min_isr is not None}
         return CurrentState([d.assignment() for d in described.partitions], policies, {}, min_isr)
     return CurrentState(read_reassignment(p))

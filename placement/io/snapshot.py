@@ -421,24 +421,29 @@ def verify_partitions(root: str | Path) -> int:
     return unsized
 
 
-def policy_error(source: str, topic: str, reason: str) -> InputError:
-    """A topic whose `confluent.placement.constraints` is not a policy: the same error from
-    every reader of a cluster's state (a snapshot or `kafka-topics --describe` output)."""
-    return InputError(
-        source,
-        f"topic {topic}: its confluent.placement.constraints is not a valid policy ({reason})",
-        f"run `mrc-plan validate {source}` to see every finding",
-    )
+def cluster_policy(source: str, topic: str, text: str) -> PlacementPolicy:
+    """A topic's `confluent.placement.constraints` as a cluster reports it (a snapshot or
+    `kafka-topics --describe` output): one that does not validate is the same InputError
+    from every reader of a cluster's state, naming ``source`` and the topic."""
+    from pydantic import ValidationError
+
+    from placement.model.policy import PlacementPolicy
+
+    try:
+        return PlacementPolicy.model_validate_json(text)
+    except ValidationError as exc:
+        reason = exc.errors()[0]["msg"]
+        raise InputError(
+            source,
+            f"topic {topic}: its confluent.placement.constraints is not a valid policy ({reason})",
+            f"run `mrc-plan validate {source}` to see every finding",
+        ) from None
 
 
 def snapshot_policies(root: str | Path, topics: pa.Table) -> dict[str, PlacementPolicy]:
     """Each topic's policy from a snapshot's topics table; topics without one are absent.
     A policy that does not validate is the InputError naming the snapshot and the topic:
     nothing downstream guesses what an invalid policy meant."""
-    from pydantic import ValidationError
-
-    from placement.model.policy import PlacementPolicy
-
     parsed: dict[str, PlacementPolicy] = {}  # by text: topics often share a policy
     out: dict[str, PlacementPolicy] = {}
     names = topics.column("topic").to_pylist()
@@ -446,10 +451,7 @@ def snapshot_policies(root: str | Path, topics: pa.Table) -> dict[str, Placement
         if not text:
             continue
         if text not in parsed:
-            try:
-                parsed[text] = PlacementPolicy.model_validate_json(text)
-            except ValidationError as exc:
-                raise policy_error(str(root), name, exc.errors()[0]["msg"]) from None
+            parsed[text] = cluster_policy(str(root), name, text)
         out[name] = parsed[text]
     return out
 
