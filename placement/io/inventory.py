@@ -82,7 +82,7 @@ def _load_json(path: Path) -> LoadedInventory:
         ) from None
     origins: dict[int, Origin] = {}
     controller_origins: dict[int, Origin] = {}
-    broker_racks = {b.id: b.rack for b in inv.brokers}
+    broker_racks = inv.rack_of
     members: tuple[tuple[str, Sequence[Broker | Controller], dict[int, Origin]], ...] = (
         ("brokers", inv.brokers, origins),
         ("controllers", inv.controllers, controller_origins),

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from placement.model.policy import PlacementPolicy, PromotionPolicy
+from placement.model.policy import PlacementPolicy
 
 # pyspark is imported inside the functions: `mrc-plan --help` must not pay for it
 DataFrame = Any
@@ -85,10 +85,7 @@ def policy_rows(
             per = policy.per_rack()
             sync = sorted(codes[r] for r, (s, _) in per.items() for _ in range(s))
             obs = sorted(codes[r] for r, (_, o) in per.items() for _ in range(o))
-            promotes = policy.promotion in (
-                PromotionPolicy.UNDER_MIN_ISR,
-                PromotionPolicy.UNDER_REPLICATED,
-            )
+            promotes = policy.promotes_observers
         rows.append((topic, sync, obs, min_isr or default_min_isr, promotes))
     return rows
 
