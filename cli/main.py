@@ -220,28 +220,26 @@ def rules(
     from placement.rules.registry import ALL_RULES, RULES, lookup
     from placement.rules.suggest import did_you_mean
 
+    rule = None if code is None else lookup(code)
+    if code is not None and rule is None:
+        names = [*RULES, *(r.name for r in ALL_RULES)]
+        raise UsageError(
+            f"no rule {code!r}", did_you_mean(code, names) or "run `mrc-plan rules` to list them"
+        )
     if format is RulesFormat.JSON:
         from placement.diagnostics.jsonout import report_json
         from placement.rules.catalog import catalog
 
-        asked = ALL_RULES if code is None else (lookup(code),)
-        if None not in asked:
-            sys.stdout.write(report_json(catalog(r for r in asked if r is not None)))
-            return
+        sys.stdout.write(report_json(catalog(ALL_RULES if rule is None else (rule,))))
+        return
     # a pipe gets full rows (grep-able), a terminal gets its own width
     console = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
-    if code is None:
+    if rule is None:
         table = Table("code", "name", "severity", "family", "summary", box=None)
         for r in ALL_RULES:
             table.add_row(r.code, r.name, r.severity.value, r.family(), r.summary())
         console.print(table)
         return
-    rule = lookup(code)
-    if rule is None:
-        names = [*RULES, *(r.name for r in ALL_RULES)]
-        raise UsageError(
-            f"no rule {code!r}", did_you_mean(code, names) or "run `mrc-plan rules` to list them"
-        )
     console.print(
         f"[bold]{rule.code} {rule.name}[/] ({rule.severity.value}, {rule.family()})\n", markup=True
     )
