@@ -46,7 +46,7 @@ app = typer.Typer(
     "unreadable input, 3 no solution within the time limit, 101 internal error (a bug), "
     "130 interrupted (Ctrl-C), 143 terminated (SIGTERM). MRC_PLAN_DEBUG=1 shows tracebacks.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -201,11 +201,23 @@ class RulesFormat(StrEnum):
     JSON = "json"
 
 
+def _rule_completion(incomplete: str) -> list[str]:
+    """Shell completion of `rules CODE`: the codes and names that start as typed."""
+    from placement.rules.registry import ALL_RULES
+
+    words = [w for r in ALL_RULES for w in (r.code, r.name)]
+    return [w for w in words if w.startswith(incomplete)]
+
+
 @app.command()
 @handle_errors
 def rules(
     code: Annotated[
-        str | None, typer.Argument(help="A rule code (MRC102) or name (json-comment) to explain.")
+        str | None,
+        typer.Argument(
+            help="A rule code (MRC102) or name (json-comment) to explain.",
+            autocompletion=_rule_completion,
+        ),
     ] = None,
     format: Annotated[
         RulesFormat,

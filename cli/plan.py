@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from .errors import handle_errors
+
+if TYPE_CHECKING:
+    from placement.model.planview import PlanView
 
 INT64_MAX = 2**63 - 1  # as placement.model.kafka, without importing it for --help
 
@@ -110,12 +115,21 @@ def show_summary(
         )
 
 
+class ShowFormat(StrEnum):
+    TEXT = "text"
+    JSON = "json"
+
+
 @app.command("show")
 @handle_errors
 def show(
     path: Annotated[
         Path, typer.Argument(help="An --out-dir of `assign`, or one reassignment JSON.")
     ],
+    format: Annotated[
+        ShowFormat,
+        typer.Option("--format", help="text, or json (schema: `mrc-plan schema plan-view`)."),
+    ] = ShowFormat.TEXT,
 ) -> None:
     """Print what a plan does: per batch the partitions, replicas added, data, the brokers
     that send and receive, and the ETA under the throttle."""
@@ -131,20 +145,30 @@ def show(
             raise InputError(
                 str(path), "no summary.json here", "pass an --out-dir written by `assign`"
             )
-        from placement.io.summary import read_summary
+        from placement.io.summary import batches_view, read_summary
 
-        show_summary(read_summary(summary_path), path)
+        doc = read_summary(summary_path)
+        if format is ShowFormat.JSON:
+            _print_json(batches_view(doc, path))
+        else:
+            show_summary(doc, path)
         return
-    _show_file(path)
+    _show_file(path, format)
 
 
-def _show_file(path: Path) -> None:
+def _print_json(view: PlanView) -> None:
+    from placement.diagnostics.jsonout import report_json
+
+    sys.stdout.write(report_json(view))
+
+
+def _show_file(path: Path, format: ShowFormat) -> None:
     from collections import Counter
 
     from rich.console import Console
 
     from placement.io.reassignment import read_reassignment
-    from placement.io.summary import read_summary
+    from placement.io.summary import batches_view, read_summary, reassignment_view
 
     from .render import cell
 
@@ -153,8 +177,14 @@ def _show_file(path: Path) -> None:
     if summary.is_file():  # one batch of an --out-dir: its row of the summary
         doc = read_summary(summary)
         if any(path.name in (b["file"], b["rollback"]) for b in doc["batches"]):
-            show_summary(doc, path.parent, only=path.name)
+            if format is ShowFormat.JSON:
+                _print_json(batches_view(doc, path.parent, only=path.name))
+            else:
+                show_summary(doc, path.parent, only=path.name)
             return
+    if format is ShowFormat.JSON:
+        _print_json(reassignment_view(path, entries))
+        return
     per_broker = Counter(b for a in entries for b in a.replicas)
     console = Console(highlight=False, soft_wrap=True)
     console.print(

@@ -45,6 +45,7 @@ SCHEMAS: Mapping[str, type[BaseModel]] = _Models(
         "score-report": "placement.score.report:ScoreReport",
         "simulate-report": "placement.simulate.failure:SimulateReport",
         "rules": "placement.rules.catalog:RuleCatalog",
+        "plan-view": "placement.model.planview:PlanView",
     }
 )
 

@@ -12,7 +12,9 @@ from typing import Any
 from placement.errors import InputError
 from placement.io.jsonsrc import is_json_int, parse_json_file
 from placement.io.textfile import read_text
+from placement.model.assignment import PartitionAssignment
 from placement.model.kafka import INT64_MAX
+from placement.model.planview import BatchView, LeadersView, PlanView, ReassignmentView, TotalView
 
 _INT = "an integer from 0 to 2^63-1"
 _SIZE = "an integer from 0 to 2^63-1, or null"
@@ -99,3 +101,68 @@ def read_summary(path: Path) -> dict[str, Any]:
         raise InputError(str(path), problem[1], hint, line=pos.line, column=pos.column)
     value: dict[str, Any] = doc.value
     return value
+
+
+def batches_view(doc: dict[str, Any], where: Path, only: str | None = None) -> PlanView:
+    """`plan show --format json` of an --out-dir (``only``: one of its files, its row).
+    ``doc`` passed `read_summary`; what that leaves unchecked (a sender's bytes, the
+    optional counts) is an `InputError` here, never a crash."""
+    from pydantic import ValidationError
+
+    try:
+        return _batches_view(doc, where, only)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where_in = "/".join(str(p) for p in error["loc"])
+        raise InputError(
+            str(where / "summary.json"),
+            f"{where_in}: {error['msg']}",
+            "it is written by `assign --out-dir`: write the directory again",
+        ) from None
+
+
+def _batches_view(doc: dict[str, Any], where: Path, only: str | None) -> PlanView:
+    batches = [b for b in doc["batches"] if only is None or only in (b["file"], b["rollback"])]
+    if only is not None:
+        return PlanView(
+            path=str(where / only),
+            kind="batch",
+            throttle_bytes_per_s=doc.get("throttle_bytes_per_s"),
+            batches=[_batch_view(b) for b in batches],
+        )
+    leaders = doc.get("leaders")
+    return PlanView(
+        path=str(where),
+        kind="batches",
+        throttle_bytes_per_s=doc.get("throttle_bytes_per_s"),
+        total=TotalView.model_validate(doc["total"]),
+        order=doc["order"],
+        batches=[_batch_view(b) for b in batches],
+        leaders=LeadersView.model_validate(leaders) if leaders else None,
+    )
+
+
+def _batch_view(row: dict[str, Any]) -> BatchView:
+    """One batch; a broker's bytes are unknown (null) when the batch's are: `assign`
+    writes 0 for a sender or receiver of partitions without a size."""
+    view = BatchView.model_validate(row)
+    if view.bytes is not None:
+        return view
+    senders = [r.model_copy(update={"bytes": None}) for r in view.senders]
+    receivers = [r.model_copy(update={"bytes": None}) for r in view.receivers]
+    return view.model_copy(update={"senders": senders, "receivers": receivers})
+
+
+def reassignment_view(path: Path, entries: list[PartitionAssignment]) -> PlanView:
+    """`plan show --format json` of a reassignment file with no summary beside it."""
+    replicas = [b for a in entries for b in a.replicas]
+    return PlanView(
+        path=str(path),
+        kind="reassignment",
+        reassignment=ReassignmentView(
+            partitions=len(entries),
+            topics=len({a.topic for a in entries}),
+            replicas=len(replicas),
+            brokers=len(set(replicas)),
+        ),
+    )
