@@ -13,7 +13,18 @@ from placement.schemas import SCHEMAS
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
-NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11}
+NUMBERS = {
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+}
 # `docs/NAME.md`, and the section when one is named: "(docs/formats.md, snapshots)"
 DOC_REF = re.compile(r"docs/([\w-]+\.md)(?:#([\w-]+)|, ([^)\n]+?)\))?")
 
