@@ -413,6 +413,27 @@ def _read_sizes(p: Path, c: Context) -> object:
     return read_sizes(p)
 
 
+def _load_sizes(p: Path, c: Context) -> object:
+    """The reader behind every --sizes, with the notes it builds (a log-dirs file)."""
+    from placement.io.convert import load_sizes
+
+    return load_sizes(p)
+
+
+def _plan_show_json(p: Path, c: Context) -> object:
+    cli_plan = importlib.import_module("mrc_plan_cli.plan")
+    return _unwrapped(cli_plan.show)(p, cli_plan.ShowFormat.JSON)
+
+
+def _mutate_logdirs(rng: random.Random, data: bytes, others: Sequence[bytes]) -> bytes:
+    """`kafka-log-dirs` output: the banner lines kept (mostly) and the JSON document under
+    them mutated as JSON, so most inputs reach the document's checks, not the sniffer."""
+    head, sep, body = data.rpartition(b"\n{")
+    if not sep or rng.random() < 0.2:
+        return mutate.mutate_structured(rng, data, others)
+    return head + b"\n" + mutate.mutate_structured(rng, b"{" + body, others)
+
+
 # -- the catalogue -----------------------------------------------------------------------
 
 
@@ -499,6 +520,12 @@ def build(ctx: Context) -> list[Reader]:
         "sizes", "sizes.csv", _files([EXAMPLES / "sizes.csv"], "sizes.csv"), mutate.mutate_text
     )
     summary = Family("summary", "summary.json", [_dir_seed(SEEDS / "batches")], _structured)
+    logdirs = Family(
+        "logdirs",
+        "log-dirs.txt",
+        _files([EXAMPLES / "log-dirs.txt", *sorted(f.glob("logdirs/*"))], "log-dirs.txt"),
+        _mutate_logdirs,
+    )
 
     inv = str(ctx.inventory_json)
     desc = str(ctx.describe)
@@ -768,6 +795,24 @@ def build(ctx: Context) -> list[Reader]:
             _plan_show,
         ),
         Reader("cli plan show DIR", summary, ".", cli=lambda p, c, r: ["plan", "show", str(p)]),
+        Reader("plan show DIR --format json", summary, ".", _plan_show_json),
+        Reader("load_sizes (kafka-log-dirs)", logdirs, "log-dirs.txt", _load_sizes),
+        Reader(
+            "cli snapshot from-describe --sizes (kafka-log-dirs)",
+            logdirs,
+            "log-dirs.txt",
+            cli=lambda p, c, r: [
+                "snapshot",
+                "from-describe",
+                desc,
+                "--inventory",
+                inv,
+                "--sizes",
+                str(p),
+                "--out",
+                str(p.parent / "out-snapshot"),
+            ],
+        ),
     ]
 
 

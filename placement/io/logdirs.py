@@ -665,11 +665,15 @@ def _disagreeing(keyed: pa.Table, path: str) -> list[str]:
     """Partitions whose replicas differ by more than both thresholds, sorted, a few named."""
     low, high = keyed.column("min"), keyed.column("max")
     gap = pc.subtract(high, low)
+
+    def real(col: Any) -> Any:
+        # sizes past 2^53 lose their last bits as floats: fine for a 10 % comparison, but
+        # the checked (default) cast refuses them
+        return pc.cast(col, pa.float64(), safe=False)
+
     mask = pc.and_(
         pc.greater(gap, DISAGREE_BYTES),
-        pc.greater(
-            pc.cast(gap, pa.float64()), pc.multiply(pc.cast(high, pa.float64()), DISAGREE_FRACTION)
-        ),
+        pc.greater(real(gap), pc.multiply(real(high), DISAGREE_FRACTION)),
     )
     found = keyed.filter(mask)
     if not found.num_rows:

@@ -132,6 +132,17 @@ def test_disagreeing_replicas_are_reported_past_both_thresholds(small: int, repo
     assert any("differ in size" in n for n in result.notes) == reported
 
 
+def test_sizes_beyond_float_precision_are_compared_not_refused() -> None:
+    """Found by the fuzzer: a size past 2^53 made the 10 % comparison raise (exit 101)."""
+    huge = 2**62 + 1
+    text = document((1, [replica("big-0", huge)]), (2, [replica("big-0", 2**61)]))
+    result = parse_logdirs(text)
+    assert result.sizes == {("big", 0): huge}
+    assert any("differ in size" in n for n in result.notes)
+    same = document((1, [replica("big-0", huge)]), (2, [replica("big-0", huge - 1)]))
+    assert parse_logdirs(same).notes == []
+
+
 def test_a_small_partition_is_never_reported() -> None:
     text = document((1, [replica("tiny-0", DISAGREE_BYTES)]), (2, [replica("tiny-0", 0)]))
     assert parse_logdirs(text).notes == []
