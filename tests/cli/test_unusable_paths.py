@@ -33,6 +33,12 @@ COMMANDS: dict[str, Callable[[Path], list[str | Path]]] = {
     "snapshot show": lambda p: ["snapshot", "show", p],
     "snapshot export": lambda p: ["snapshot", "export", p],
     "plan show": lambda p: ["plan", "show", p],
+    "plan show --format json": lambda p: ["plan", "show", p, "--format", "json"],
+    "snapshot apply SNAPSHOT": lambda p: ["snapshot", "apply", p, TOPICS, "--out", p.parent / "n"],
+    "assign --sizes": lambda p: [
+        *("assign", "--inventory", INV, "--topics", TOPICS),
+        *("--current", EXAMPLES / "describe.txt", "--sizes", p),
+    ],
 }
 
 
@@ -50,3 +56,21 @@ def test_an_unusable_input_path_is_exit_2_naming_it(
     assert r.exit_code == 2, r.output
     assert "internal error" not in r.stderr
     assert path.name[:40] in r.stderr
+
+
+@pytest.mark.parametrize("kind", ["name too long", "loop of links"])
+def test_an_unusable_plan_for_snapshot_apply_is_exit_2_naming_it(
+    cli: Cli, tmp_path: Path, kind: str, synth_snapshot: Callable[..., Path]
+) -> None:
+    snap = synth_snapshot(tmp_path / "snap")
+    if kind == "name too long":
+        path = tmp_path / ("a" * 300)
+    else:
+        path = tmp_path / "loop"
+        os.symlink(path, path)
+    out = tmp_path / "after"
+    r = cli(["snapshot", "apply", snap, path, "--out", out])
+    assert r.exit_code == 2, r.output
+    assert "internal error" not in r.stderr
+    assert path.name[:40] in r.stderr
+    assert not out.exists()
