@@ -83,6 +83,14 @@ sim=0
 "${cmd[@]}" || sim=$?
 echo "exit code $sim: some partitions would go offline (clickstream keeps every sync replica in us-west)"
 
+step "8. Sizes from the cluster itself: kafka-log-dirs output, banners and all"
+cmd=(mrc-plan assign --inventory examples/inventory.json --topics examples/topics.json
+     --current examples/describe.txt --sizes examples/log-dirs.txt --drain 4
+     --out "$tmp/drain-sized.json")
+show "${cmd[*]}"
+"${cmd[@]}" 2>&1 | grep -E '^(note: examples/log-dirs|replicas added)'
+echo "(the notes: log dirs that reported an error, a move between log dirs in flight, replicas that disagree)"
+
 if [[ $good -ne 0 || $broken -ne 1 || $sim -ne 1 ]]; then
     echo >&2
     echo "demo: FAILED: expected exit codes 0, 1 and 1, got $good, $broken and $sim" >&2
