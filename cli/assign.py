@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -73,8 +74,23 @@ def _ids(raw: str | None, flag: str) -> list[int]:
     return parse_ids(raw, flag)
 
 
-InventoryOpt = Annotated[Path, typer.Option(help="Broker inventory (JSON, CSV or directory).")]
-TopicsOpt = Annotated[Path, typer.Option(help="Topics file: the desired state and policies.")]
+InventoryOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Broker inventory (JSON, CSV or directory). Optional with a snapshot as "
+        "--current: its brokers table gives the brokers and racks.",
+        show_default=False,
+    ),
+]
+TopicsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Topics file: the desired state and policies. Optional with describe output "
+        "or a snapshot as --current: it then carries only changes (a new policy, a new "
+        "topic); the other topics keep the cluster's policy.",
+        show_default=False,
+    ),
+]
 CurrentOpt = Annotated[
     Path | None,
     typer.Option(
@@ -159,6 +175,30 @@ SummaryOpt = Annotated[
         "lower bound, the same figures as printed.",
     ),
 ]
+PolicyDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Write here, for the topics whose policy in --topics differs from the "
+        "cluster's (or that the cluster lacks): one policy file each and policy-changes.sh, "
+        "the kafka-configs --alter (kafka-topics --create) commands to run before the "
+        "reassignment. Needs describe output or a snapshot as --current.",
+        show_default=False,
+    ),
+]
+
+
+class SummaryFormat(StrEnum):
+    TEXT = "text"
+    JSON = "json"
+
+
+FormatOpt = Annotated[
+    SummaryFormat,
+    typer.Option(
+        help="The summary: text on stderr, or json on stdout (the --summary JSON; needs "
+        "--out or --out-dir, as stdout otherwise holds the plan)."
+    ),
+]
 OutDirOpt = Annotated[
     Path | None,
     typer.Option(
@@ -193,8 +233,8 @@ ThrottleOpt = Annotated[
 
 @handle_errors
 def assign(
-    inventory: InventoryOpt,
-    topics: TopicsOpt,
+    inventory: InventoryOpt = None,
+    topics: TopicsOpt = None,
     root: RootOption = None,
     current: CurrentOpt = None,
     sizes: SizesOpt = None,
@@ -210,6 +250,8 @@ def assign(
     rollback: RollbackOpt = None,
     election: ElectionOpt = None,
     summary_path: SummaryOpt = None,
+    policy_dir: PolicyDirOpt = None,
+    format: FormatOpt = SummaryFormat.TEXT,
     out_dir: OutDirOpt = None,
     batch_size: BatchSizeOpt = None,
     max_moves_per_broker: MovesOpt = None,
@@ -230,15 +272,10 @@ def assign(
 
     rate = _batch_flags(out_dir, batch_size, max_moves_per_broker, throttle)
     _sizes_flag(sizes, current)
+    _summary_flags(policy_dir, current, format, out, out_dir)
     # every output is checked before any work: none is an input, none shares a path
-    outputs = Outputs.of(
-        [
-            ("--inventory", inventory),
-            ("--topics", topics),
-            ("--current", current),
-            ("--sizes", sizes),
-        ]
-    )
+    flags = ("--inventory", "--topics", "--current", "--sizes")
+    outputs = Outputs.of(zip(flags, (inventory, topics, current, sizes), strict=True))
     files = (("--out", out), ("--rollback", rollback), ("--election", election))
     named = {
         flag: outputs.add(flag, path)
@@ -246,6 +283,8 @@ def assign(
         if path is not None
     }
     dir_out = outputs.add_dir("--out-dir", out_dir, marker="summary.json") if out_dir else None
+    if policy_dir is not None:
+        named["--policy-dir"] = _policy_output(outputs, policy_dir)
     params = SolveParams(time_limit=time_limit, seed=seed, workers=1)
     options = Options(rebalance, balance_leaders, tolerance, max_disk_usage, params)
     with outputs:
@@ -260,7 +299,7 @@ def assign(
     if text is not None and out is None and out_dir is None:
         # after the files: a plan is never printed when its rollback could not be written
         sys.stdout.write(text)  # with --out-dir, the batches are the output
-    summarize(outcome)
+    _show(outcome, format, policy_dir)
     report(outputs, written)
     if batches is not None and out_dir is not None:
         from placement.plan.batches import summary
@@ -268,6 +307,59 @@ def assign(
         from .plan import show_summary
 
         show_summary(summary(batches, rate), out_dir, stderr=True)
+
+
+def _summary_flags(
+    policy_dir: Path | None,
+    current: Path | None,
+    format: SummaryFormat,
+    out: Path | None,
+    out_dir: Path | None,
+) -> None:
+    """--policy-dir needs the cluster's policies; --format json needs stdout free."""
+    from placement.errors import UsageError
+    from placement.plan.inputs import current_kind
+
+    if policy_dir is not None and (current is None or current_kind(current) == "reassignment"):
+        raise UsageError(
+            "--policy-dir compares --topics with the cluster's policies: --current must be "
+            "kafka-topics --describe output or a snapshot",
+            "e.g. --current describe.txt --topics changes.json --policy-dir policy-changes",
+        )
+    if format is SummaryFormat.JSON and out is None and out_dir is None:
+        raise UsageError(
+            "--format json prints the summary on stdout, where the plan goes without --out",
+            "add --out PLAN.json (or --out-dir DIR), or write the JSON with --summary FILE",
+        )
+
+
+def _show(outcome: Any, format: SummaryFormat, policy_dir: Path | None) -> None:
+    """The summary: JSON on stdout, or text on stderr."""
+    if format is SummaryFormat.JSON:
+        from placement.diagnostics.jsonout import report_json
+
+        sys.stdout.write(report_json(outcome.summary()))
+    else:
+        summarize(outcome, policy_dir)
+
+
+def _policy_output(outputs: Any, policy_dir: Path) -> Any:
+    """The --policy-dir directory: replaced only when empty or written by an earlier run."""
+    from placement.plan.policies import SCRIPT
+
+    return outputs.add_dir("--policy-dir", policy_dir, marker=SCRIPT)
+
+
+def _write_policies(policy_out: Any, outcome: Any) -> None:
+    """The policy files and their commands; none (a stale directory removed) without a
+    change."""
+    from placement.plan.policies import render_policy_dir
+
+    files = render_policy_dir(outcome.policy_changes)
+    if files:
+        policy_out.files(files)
+    else:
+        policy_out.nothing()
 
 
 def _sizes_flag(sizes: Path | None, current: Path | None) -> None:
@@ -348,8 +440,8 @@ def _current(current: Path | None, sizes: Path | None) -> Any:
 
 
 def _plan(
-    inventory: Path,
-    topics: Path,
+    inventory: Path | None,
+    topics: Path | None,
     root: Path | None,
     current: tuple[Path | None, Path | None],
     drain: str | None,
@@ -358,21 +450,24 @@ def _plan(
 ) -> tuple[Any, dict[tuple[str, int], int]]:
     """Read the inputs and plan: the outcome, and the partition sizes the batches use.
     ``current``: the --current and --sizes paths."""
-    from placement.io.inventory import load_inventory
     from placement.plan.assign import assign as run_assign
-    from placement.plan.topics import read_topics
-    from placement.rules.base import CheckContext
+    from placement.plan.inputs import read_inputs
 
-    loaded = load_inventory(inventory)
-    specs = read_topics(topics, CheckContext(loaded.inventory), refs_root=root)
+    from .render import safe
+
+    inputs = read_inputs(inventory, topics, current[0], root)
+    for note in inputs.notes:
+        sys.stderr.write(f"note: {safe(note)}\n")
     state = _current(*current)
     outcome = run_assign(
-        loaded,
-        specs,
+        inputs.loaded,
+        inputs.topics,
         state,
         drain=_ids(drain, "--drain"),
         exclude=_ids(exclude, "--exclude"),
         options=options,
+        policies_known=inputs.policies_known,
+        brokers_from=inputs.brokers_from,
     )
     return outcome, (state.sizes if state is not None else {})
 
@@ -393,6 +488,9 @@ def _write_files(outcome: Any, named: dict[str, Any]) -> str | None:
         "--summary": lambda: report_json(outcome.summary()),
     }
     for flag, output in named.items():
+        if flag == "--policy-dir":  # a directory of files
+            _write_policies(output, outcome)
+            continue
         body = contents[flag]()
         if body is not None:
             output.write(body)
@@ -401,8 +499,9 @@ def _write_files(outcome: Any, named: dict[str, Any]) -> str | None:
     return text
 
 
-def summarize(outcome: Any) -> None:
-    """The summary on stderr: what changes, how close to the bound, balance before/after."""
+def summarize(outcome: Any, policy_dir: Path | None = None) -> None:
+    """The summary on stderr: what changes, how close to the bound, balance before/after,
+    and the policy changes to make first."""
     from rich.console import Console
 
     console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -424,11 +523,16 @@ def summarize(outcome: Any) -> None:
     _goal_lines(console, outcome)
     console.print(f"engine: {outcome.engine}; {outcome.seconds:.2f} s")
     if not outcome.plan:
-        console.print("nothing to do: every partition already meets its policy")
+        console.print(
+            "no reassignment: every partition already meets its policy"
+            if outcome.policy_changes
+            else "nothing to do: every partition already meets its policy"
+        )
     if "rebalance" not in outcome.engine and any(
         b.after[1] - b.after[0] > 1 for b in outcome.balance
     ):
         console.print("hint: some racks are uneven; --rebalance evens them with the fewest moves")
+    _policy_lines(console, outcome, policy_dir)
 
 
 def _notes(console: Any, outcome: Any) -> None:
@@ -442,10 +546,16 @@ def _notes(console: Any, outcome: Any) -> None:
                 "left alone"
             )
         )
+    creates = {c.topic for c in outcome.policy_changes if c.action == "create"}
     for topic in outcome.missing_topics:
+        then = " (see the policy changes)" if topic in creates else ""
         console.print(
-            cell(f"note: topic {topic} is in --topics but not in the cluster: create it first")
+            cell(
+                f"note: topic {topic} is in --topics but not in the cluster: create it first{then}"
+            )
         )
+    if outcome.brokers_from == "snapshot":
+        console.print("note: brokers and racks from the snapshot's brokers table")
     for ids, what in (
         (outcome.unknown_brokers, "are not in --inventory: replicas of topics with a policy"),
         (outcome.rackless_brokers, "have no rack in --inventory: replicas of topics with a policy"),
@@ -455,6 +565,32 @@ def _notes(console: Any, outcome: Any) -> None:
                 f"warning: broker(s) {', '.join(map(str, ids))} hold replicas of the current "
                 f"assignment but {what} are moved off them"
             )
+
+
+# why the configs go first, as the summary says it (docs/formats.md, policy changes)
+POLICY_FIRST = (
+    "make them before the reassignment runs: a policy change moves no data, and until it "
+    "is made the partitions the plan moves break the policy the cluster has"
+)
+
+
+def _policy_lines(console: Any, outcome: Any, policy_dir: Path | None) -> None:
+    """The topics whose policy the cluster must get first, and how."""
+    from placement.plan.policies import SCRIPT
+
+    from .render import cell, safe
+
+    changes = outcome.policy_changes
+    if not changes:
+        return
+    listed = ", ".join(f"{c.topic} ({c.action})" for c in changes)
+    console.print(cell(f"policy changes: {len(changes)} topic(s): {listed}"))
+    console.print(cell(f"  {POLICY_FIRST}"))
+    if policy_dir is not None:
+        script = safe(str(policy_dir / SCRIPT))
+        console.print(f"  run first: sh {script} HOST:PORT", markup=False)
+    else:
+        console.print("  --policy-dir DIR writes the policy files and the commands")
 
 
 def _balance_table(outcome: Any) -> Any:

@@ -46,6 +46,7 @@ SCHEMAS: Mapping[str, type[BaseModel]] = _Models(
         "simulate-report": "placement.simulate.failure:SimulateReport",
         "rules": "placement.rules.catalog:RuleCatalog",
         "plan-view": "placement.model.planview:PlanView",
+        "assign-summary": "placement.plan.summary:AssignSummary",
     }
 )
 

@@ -24,6 +24,7 @@ from placement.errors import InputError
 from placement.io.outputs import SNAPSHOT_MARKER, Output, Outputs
 
 if TYPE_CHECKING:
+    from placement.io.inventory import LoadedInventory
     from placement.model.assignment import Key, PartitionAssignment
     from placement.model.policy import PlacementPolicy
 
@@ -479,6 +480,29 @@ def snapshot_assignments(
         if size is not None:
             sizes[(topic, partition)] = size
     return assignments, sizes
+
+
+def snapshot_inventory(root: str | Path) -> LoadedInventory:
+    """The brokers of a snapshot as an inventory: id, rack and capacity from its brokers
+    table, in table order (a snapshot records no controllers). A table without brokers is
+    refused, as an inventory without brokers is."""
+    from placement.io.inventory import LoadedInventory
+    from placement.io.limits import BROKERS as MAX_BROKERS
+    from placement.io.limits import check_count
+    from placement.model.inventory import Broker, Inventory
+
+    r = Path(root)
+    table = read_table(r, "brokers")
+    if table.num_rows == 0:
+        raise InputError(
+            str(r), "the snapshot's brokers table is empty", "give the brokers with --inventory"
+        )
+    check_count(MAX_BROKERS, table.num_rows, f"{r}: brokers")
+    columns = (table.column(c).to_pylist() for c in ("broker_id", "rack", "capacity_bytes"))
+    brokers = [
+        Broker(id=i, rack=rack, capacity_bytes=cap) for i, rack, cap in zip(*columns, strict=True)
+    ]
+    return LoadedInventory(Inventory(brokers=brokers), str(r))
 
 
 def read_snapshot(root: str | Path) -> Snapshot:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from placement.errors import UsageError
 from placement.io.current import CurrentState
@@ -16,6 +17,8 @@ from placement.model.assignment import Key, PartitionAssignment
 from placement.model.policy import PlacementPolicy
 from placement.plan.balance import Goal, RackBalance, balance_goals, movement
 from placement.plan.checker import PlanContext, verify_plan
+from placement.plan.policies import policy_changes
+from placement.plan.summary import AssignSummary, GoalFigure, PolicyChange, RackFigures
 from placement.plan.topics import TopicSpec
 from placement.solver.capacity import bytes_held, check_capacity, disk_caps
 from placement.solver.core import LeaderStats
@@ -48,50 +51,61 @@ class AssignOutcome:
     rackless_brokers: list[int] = field(default_factory=list)
     goals: list[Goal] = field(default_factory=list)
 
-    def summary(self) -> dict[str, object]:
-        """What `--summary` writes: every figure the text summary prints, and the goals."""
+    brokers_from: Literal["inventory", "snapshot"] = "inventory"
+    cluster_policies_known: bool = False  # --current holds the topics' policies
+    policy_changes: list[PolicyChange] = field(default_factory=list)
+
+    def summary(self) -> AssignSummary:
+        """What `--summary` and `--format json` write: every figure the text summary
+        prints, the goals, and the policy changes."""
         ls = self.leader_stats
         changes = len(self.election)
-        return {
-            "engine": self.engine,
-            "partitions_changed": len(self.plan),
-            "replicas_added": self.replicas_added,
-            "replicas_removed": self.replicas_removed,
-            "bytes_to_move": self.bytes_to_move,
-            "leadership_changes": changes,
-            "goals": [
-                {"name": "replicas added", "value": self.replicas_added, "bound": self.lower_bound}
-            ]
-            + (
-                [
-                    {
-                        "name": "bytes over the cap that had to leave",
-                        "value": None,
-                        "bound": self.bytes_bound,
-                    }
-                ]
-                if self.bytes_bound is not None
-                else []
+        goals = [
+            GoalFigure(name="replicas added", value=self.replicas_added, bound=self.lower_bound)
+        ]
+        if self.bytes_bound is not None:
+            goals.append(
+                GoalFigure(
+                    name="bytes over the cap that had to leave", value=None, bound=self.bytes_bound
+                )
             )
-            + [
-                {"name": g.name, "value": g.value, "bound": g.bound, "before": g.before}
-                for g in self.goals
-            ]
-            + [
-                {
-                    "name": "leadership changes",
-                    "value": changes,
-                    "bound": ls.bound if ls is not None else None,
-                    "forced": ls.forced if ls is not None else None,
-                }
-            ],
-            "racks": [
-                {"rack": b.rack, "replicas_before": list(b.before), "replicas_after": list(b.after)}
+        goals += [
+            GoalFigure(name=g.name, value=g.value, bound=g.bound, before=g.before)
+            for g in self.goals
+        ]
+        goals.append(
+            GoalFigure(
+                name="leadership changes",
+                value=changes,
+                bound=ls.bound if ls is not None else None,
+                forced=ls.forced if ls is not None else None,
+            )
+        )
+        leaders = {b.rack: b for b in self.leaders}
+        return AssignSummary(
+            engine=self.engine,
+            partitions_changed=len(self.plan),
+            replicas_added=self.replicas_added,
+            replicas_removed=self.replicas_removed,
+            bytes_to_move=self.bytes_to_move,
+            leadership_changes=changes,
+            goals=goals,
+            racks=[
+                RackFigures(
+                    rack=b.rack,
+                    replicas_before=b.before,
+                    replicas_after=b.after,
+                    leaders_before=leaders[b.rack].before if b.rack in leaders else None,
+                    leaders_after=leaders[b.rack].after if b.rack in leaders else None,
+                )
                 for b in self.balance
             ],
-            "unmanaged_topics": self.unmanaged_topics,
-            "missing_topics": self.missing_topics,
-        }
+            unmanaged_topics=self.unmanaged_topics,
+            missing_topics=self.missing_topics,
+            brokers_from=self.brokers_from,
+            cluster_policies_known=self.cluster_policies_known,
+            policy_changes=self.policy_changes,
+        )
 
 
 def _ids(inventory_ids: set[int], ids: Sequence[int], flag: str) -> frozenset[int]:
@@ -104,6 +118,14 @@ def _ids(inventory_ids: set[int], ids: Sequence[int], flag: str) -> frozenset[in
     return frozenset(ids)
 
 
+def _changes(topics: Sequence[TopicSpec], current: CurrentState | None) -> list[PolicyChange]:
+    """The topics whose policy the cluster must get first (none without a current state)."""
+    if current is None:
+        return []
+    existing = {a.topic for a in current.assignments} | set(current.policies)
+    return policy_changes(topics, current.policies, existing)
+
+
 def assign(
     loaded: LoadedInventory,
     topics: Sequence[TopicSpec],
@@ -112,17 +134,22 @@ def assign(
     drain: Sequence[int] = (),
     exclude: Sequence[int] = (),
     options: Options | None = None,
+    policies_known: bool = False,
+    brokers_from: Literal["inventory", "snapshot"] = "inventory",
 ) -> AssignOutcome:
+    """Plan ``topics`` over the inventory, check the plan, measure it. ``policies_known``:
+    ``current`` holds the cluster's policies, so the policy changes can be told."""
     started = time.perf_counter()
     options = options or Options()
     inv = loaded.inventory
     ids = {b.id for b in inv.brokers}
     drained = _ids(ids, drain, "--drain")
     excluded = _ids(ids, exclude, "--exclude")
-    policies: dict[str, PlacementPolicy] = {}
-    if current is not None:
-        policies.update(current.policies)
-    policies.update({t.name: t.policy for t in topics})
+    # the cluster's policies, and those --topics gives (new or changed) over them
+    policies: dict[str, PlacementPolicy] = {
+        **(current.policies if current else {}),
+        **{t.name: t.policy for t in topics},
+    }
     assignments = current.assignments if current else []
     present = {a.topic for a in assignments}
     unmanaged = sorted(present - set(policies))
@@ -171,4 +198,7 @@ def assign(
         unknown_brokers=sorted(used - set(racks)),
         rackless_brokers=sorted(b for b in used if b in racks and racks[b] is None),
         goals=goals,
+        brokers_from=brokers_from,
+        cluster_policies_known=policies_known and current is not None,
+        policy_changes=_changes(topics, current) if policies_known else [],
     )

@@ -1,0 +1,134 @@
+"""Where `assign` takes its brokers and policies from (README, `assign`).
+
+A snapshot holds the brokers with their racks and every topic's policy, so with
+`--current SNAPSHOT` neither `--inventory` nor `--topics` is needed: `--topics` then
+carries only changes (a new policy for a topic, a new topic). Describe output holds the
+policies but no racks, so it needs `--inventory`; reassignment JSON holds neither.
+
+When a snapshot and `--inventory` both list a broker, they must agree on its rack: a
+broker in the wrong rack would have replicas planned into the wrong data center, so a
+disagreement is refused rather than settled by either side. Otherwise `--inventory` is the
+cluster to plan for (it may add brokers the snapshot predates, or leave out brokers to be
+removed), and notes say where it differs from the snapshot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from placement.errors import InputError, UsageError
+from placement.io.describe import SNIFF_BYTES, looks_like_describe
+from placement.io.inventory import LoadedInventory, load_inventory
+from placement.io.snapshot import snapshot_inventory
+from placement.plan.topics import TopicSpec, read_topics
+from placement.rules.base import CheckContext
+
+CurrentKind = Literal["snapshot", "describe", "reassignment"]
+SHOWN = 5  # brokers named in one message
+
+
+def current_kind(path: Path) -> CurrentKind:
+    """What `read_current` reads ``path`` as: a directory is a snapshot, a file starting
+    like `kafka-topics --describe` output is that, anything else reassignment JSON."""
+    if path.is_dir():
+        return "snapshot"
+    head = b""
+    if path.is_file():
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(SNIFF_BYTES)
+        except OSError:
+            pass  # reading it for real reports why
+    return "describe" if looks_like_describe(head) else "reassignment"
+
+
+@dataclass(frozen=True)
+class AssignInputs:
+    loaded: LoadedInventory
+    topics: list[TopicSpec]
+    brokers_from: Literal["inventory", "snapshot"]
+    kind: CurrentKind | None  # None: no --current (a fresh layout)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def policies_known(self) -> bool:
+        """--current holds the topics' policies (describe Configs, a snapshot's topics)."""
+        return self.kind in ("snapshot", "describe")
+
+
+def _named(ids: Sequence[int]) -> str:
+    shown = ", ".join(map(str, ids[:SHOWN]))
+    return shown + (f" and {len(ids) - SHOWN} more" if len(ids) > SHOWN else "")
+
+
+def reconcile(given: LoadedInventory, recorded: LoadedInventory, snapshot: Path) -> list[str]:
+    """Refuse brokers whose rack ``given`` (--inventory) and ``recorded`` (the snapshot)
+    disagree on; notes on the other differences (``given`` is used)."""
+    mine, theirs = given.inventory.rack_of, recorded.inventory.rack_of
+    clash = sorted(b for b in mine.keys() & theirs.keys() if mine[b] != theirs[b])
+    if clash:
+        first = clash[0]
+        raise InputError(
+            given.path,
+            f"broker(s) {_named(clash)} sit in other racks than in the snapshot {snapshot} "
+            f"(broker {first}: {mine[first] or 'no rack'} here, "
+            f"{theirs[first] or 'no rack'} there)",
+            "fix the inventory, take a new snapshot, or leave out --inventory to use the "
+            "snapshot's brokers",
+        )
+    notes = []
+    added = sorted(mine.keys() - theirs.keys())
+    if added:
+        notes.append(f"--inventory adds broker(s) {_named(added)}, not in the snapshot {snapshot}")
+    caps = {b.id: b.capacity_bytes for b in recorded.inventory.brokers}
+    other = sorted(
+        b.id for b in given.inventory.brokers if b.id in caps and caps[b.id] != b.capacity_bytes
+    )
+    if other:
+        notes.append(
+            f"capacity_bytes of broker(s) {_named(other)} from --inventory, not the snapshot's"
+        )
+    return notes
+
+
+def _brokers(
+    inventory: Path | None, current: Path | None, kind: CurrentKind | None
+) -> tuple[LoadedInventory, Literal["inventory", "snapshot"], list[str]]:
+    if inventory is None:
+        if kind != "snapshot" or current is None:
+            what = "a fresh layout" if kind is None else f"--current {current} (it has no racks)"
+            raise UsageError(
+                f"--inventory is needed for {what}",
+                "give --inventory FILE, or a snapshot directory as --current (it lists the "
+                "brokers and their racks)",
+            )
+        return snapshot_inventory(current), "snapshot", []
+    loaded = load_inventory(inventory)
+    if kind != "snapshot" or current is None:
+        return loaded, "inventory", []
+    return loaded, "inventory", reconcile(loaded, snapshot_inventory(current), current)
+
+
+def read_inputs(
+    inventory: Path | None, topics: Path | None, current: Path | None, root: Path | None
+) -> AssignInputs:
+    """The brokers (from --inventory or the snapshot) and the topics file's specs (none
+    without --topics, allowed when --current holds the policies)."""
+    kind = current_kind(current) if current is not None else None
+    if topics is None and kind not in ("snapshot", "describe"):
+        what = "a fresh layout" if kind is None else f"--current {current} (it has no policies)"
+        raise UsageError(
+            f"--topics is needed for {what}",
+            "give --topics FILE; with describe output or a snapshot as --current it is "
+            "optional and carries only changes",
+        )
+    loaded, source, notes = _brokers(inventory, current, kind)
+    specs = (
+        read_topics(topics, CheckContext(loaded.inventory), refs_root=root)
+        if topics is not None
+        else []
+    )
+    return AssignInputs(loaded, specs, source, kind, notes)
