@@ -22,6 +22,7 @@ FAMILIES = {
     6: "properties",
     7: "topology",
     8: "report",
+    9: "state",
 }
 
 

@@ -9,6 +9,7 @@ from placement.rules import (
     resilience,
     schema,
     semantics,
+    state,
     syntax,
     topology,
 )
@@ -41,6 +42,10 @@ ALL_RULES: tuple[type[Rule], ...] = (
     topology.SyncReplicasInQuorumRack,
     topology.ControllerWithoutRack,
     report.TooManyFindings,
+    state.ReplicasBreakPolicy,
+    state.OfflinePartition,
+    state.UnderMinIsr,
+    state.UnderReplicated,
 )
 
 RULES: dict[str, type[Rule]] = {r.code: r for r in ALL_RULES}

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from placement.errors import InputError, UsageError
 from placement.io.describe import looks_like_describe, parse_describe
@@ -22,6 +23,7 @@ from placement.io.limits import (
 from placement.io.positions import LineIndex, Position
 from placement.io.properties import PropertiesSyntaxError, parse_properties
 from placement.model.diagnostic import Diagnostic, Severity
+from placement.model.inventory import Broker, Inventory
 from placement.model.kafka import ibp_hint, parse_ibp_version
 from placement.model.policy import PlacementPolicy
 from placement.rules import report, syntax
@@ -33,7 +35,11 @@ from placement.rules.properties import (
 )
 from placement.rules.registry import INVENTORY_RULES, POLICY_RULES
 from placement.rules.schema import check_schema
+from placement.rules.state import Audit, Unlisted
 from placement.rules.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 def parse_ibp(text: str) -> tuple[int, int]:
@@ -249,20 +255,38 @@ def validate_properties_bytes(data: bytes, file: str, ctx: CheckContext) -> list
     return out
 
 
-def validate_describe_bytes(data: bytes, file: str, ctx: CheckContext) -> list[Diagnostic]:
-    """Check the placement of every topic in `kafka-topics --describe` output.
+@dataclass(frozen=True)
+class CheckedDescribe:
+    """What `validate` finds in one describe output: the policies' findings and the
+    audit's (MRC9xx, capped), and whether the audit went without racks."""
 
-    Without --min-insync-replicas, each topic's own `min.insync.replicas` config is used.
+    audit: Audit
+    racks_unknown: bool
+
+
+def check_describe(data: bytes, file: str, ctx: CheckContext) -> CheckedDescribe:
+    """Check the placement of every topic in `kafka-topics --describe` output, then audit
+    its partitions (MRC9xx): against their topics' valid policies when ``ctx`` has the
+    inventory, and their ISR against each topic's `min.insync.replicas` (else ``ctx``'s).
+
+    For the policy checks, --min-insync-replicas wins over each topic's own
+    `min.insync.replicas` (a what-if); the audit holds each partition to the value its
+    topic has, the flag standing in where the output shows none (the broker default).
     """
+    # the audit needs numpy and pyarrow: loaded for describe output and snapshots only
+    from placement.rules.audit import audit, describe_locator, describe_snapshot
+
     text, out = _decode(data, file)
     if text is None:
-        return out
+        return CheckedDescribe(Audit(out, None), racks_unknown=False)
     physical = LineIndex(text)
     # the describe reader numbers lines as str.splitlines() does (\r, \v, \x85, ... end lines)
     line_starts = [0]
     for line in text.splitlines(keepends=True):
         line_starts.append(line_starts[-1] + len(line))
-    for topic in parse_describe(text, file).topics.values():
+    described = parse_describe(text, file)
+    policies: dict[str, PlacementPolicy] = {}
+    for topic in described.topics.values():
         value = topic.placement
         if value is None or not value.value.strip():
             continue
@@ -271,12 +295,96 @@ def validate_describe_bytes(data: bytes, file: str, ctx: CheckContext) -> list[D
         topic_ctx = ctx
         if ctx.min_insync_replicas is None and topic.min_isr is not None:
             topic_ctx = replace(ctx, min_insync_replicas=topic.min_isr)
-        out.extend(
-            check_policy_text(
-                value.value, file, topic_ctx, index=index, context=f"topic {topic.name}"
-            ).diagnostics
+        checked = check_policy_text(
+            value.value, file, topic_ctx, index=index, context=f"topic {topic.name}"
         )
-    return out
+        out.extend(checked.diagnostics)
+        if checked.policy is not None:
+            policies[topic.name] = checked.policy
+    found = audit(
+        describe_snapshot(described, ctx.inventory),
+        policies,
+        describe_locator(described, text, line_starts, file, physical),
+        default_min_isr=ctx.min_insync_replicas,
+        racks=ctx.inventory is not None,
+        where="the inventory",
+    )
+    out.extend(found.diagnostics)
+    racks_unknown = ctx.inventory is None and bool(policies) and bool(described.partitions)
+    return CheckedDescribe(Audit(out, found.unlisted), racks_unknown)
+
+
+def validate_describe_bytes(data: bytes, file: str, ctx: CheckContext) -> list[Diagnostic]:
+    """`check_describe`'s findings, capped as `validate` reports them."""
+    checked = check_describe(data, file, ctx).audit
+    unlisted = {file: checked.unlisted} if checked.unlisted else {}
+    return cap_diagnostics(checked.diagnostics, unlisted)
+
+
+def _inventory_of(brokers: pa.Table) -> Inventory:
+    """A snapshot's brokers table as the inventory the policy checks read."""
+    ids, racks, capacities = (
+        brokers.column(c).to_pylist() for c in ("broker_id", "rack", "capacity_bytes")
+    )
+    return Inventory(
+        brokers=[
+            Broker(id=b, rack=r, capacity_bytes=c)
+            for b, r, c in zip(ids, racks, capacities, strict=True)
+        ]
+    )
+
+
+def validate_snapshot(root: Path, options: ValidateOptions) -> Audit:
+    """Check the policies of a snapshot's topics table and audit its partitions (MRC9xx).
+
+    The racks are the inventory's when there is one, else the snapshot's brokers table's
+    (which then also stands in for the inventory of the policy checks). Findings point at
+    rows, as the snapshot reader names them: the table's file, line = the row (from 1).
+    """
+    from placement.io.snapshot import read_snapshot
+    from placement.rules.audit import audit, brokers_table, snapshot_locator, table_locator
+
+    snap = read_snapshot(root)
+    ctx = options.context()
+    if options.inventory is None:
+        ctx = replace(ctx, inventory=_inventory_of(snap.brokers))
+    else:
+        snap = replace(snap, brokers=brokers_table(options.inventory.inventory))
+    where = "the inventory" if options.inventory else "the snapshot's brokers table"
+    topic_row = table_locator(root, "topics")
+    out: list[Diagnostic] = []
+    policies: dict[str, PlacementPolicy] = {}
+    checked: dict[tuple[str, int | None], CheckedPolicy] = {}  # topics share policies
+    topics = snap.topics
+    columns = (topics.column(c).to_pylist() for c in ("topic", "placement", "min_isr"))
+    for row, (name, text, min_isr) in enumerate(zip(*columns, strict=True)):
+        if text is None or not text.strip():
+            continue
+        topic_ctx = ctx
+        if ctx.min_insync_replicas is None and min_isr is not None:
+            topic_ctx = replace(ctx, min_insync_replicas=min_isr)
+        key = (text, topic_ctx.min_insync_replicas)
+        if key not in checked:
+            checked[key] = check_policy_text(text, "", topic_ctx)
+        file, line = topic_row(row)
+        out.extend(
+            d.model_copy(
+                update={"file": file, "line": line, "column": 1, "context": f"topic {name}"}
+            )
+            for d in checked[key].diagnostics
+        )
+        policy = checked[key].policy
+        if policy is not None:
+            policies[name] = policy
+    found = audit(
+        snap,
+        policies,
+        snapshot_locator(root),
+        default_min_isr=options.min_insync_replicas,
+        racks=True,
+        where=where,
+    )
+    return Audit(out + found.diagnostics, found.unlisted)
 
 
 def inventory_diagnostics(loaded: LoadedInventory) -> list[Diagnostic]:
@@ -295,40 +403,65 @@ def inventory_diagnostics(loaded: LoadedInventory) -> list[Diagnostic]:
     return out
 
 
-def discover(paths: Sequence[str | Path]) -> list[Path]:
-    """Expand directories into their `*.json` / `*.properties` files (hidden dirs skipped)."""
+def is_snapshot(path: Path) -> bool:
+    """A directory holding the three tables of a snapshot (each as `NAME.parquet`,
+    `NAME/` or `NAME.jsonl`, as the snapshot reader looks for them)."""
+    return path.is_dir() and all(
+        any((path / f).exists() for f in (f"{n}.parquet", n, f"{n}.jsonl"))
+        for n in ("brokers", "topics", "partitions")
+    )
+
+
+def discover(paths: Sequence[str | Path]) -> tuple[list[Path], list[Path]]:
+    """Expand directories into their `*.json` / `*.properties` files (hidden dirs skipped)
+    and the snapshots among them (whose own files are not policies)."""
     found: dict[str, Path] = {}
+    snapshots: dict[str, Path] = {}
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
-            for child in sorted(p.rglob("*")):
+        if is_snapshot(p):
+            snapshots.setdefault(str(p), p)
+        elif p.is_dir():
+            inside: list[Path] = []
+            for child in sorted(p.rglob("*")):  # a directory sorts before its contents
                 rel = child.relative_to(p).parts
-                if (
-                    child.is_file()
-                    and child.suffix.lower() in (".json", ".properties")
-                    and not any(part.startswith(".") for part in rel)
+                if any(part.startswith(".") for part in rel) or any(
+                    child.is_relative_to(s) for s in inside
                 ):
+                    continue
+                if is_snapshot(child):
+                    inside.append(child)
+                    snapshots.setdefault(str(child), child)
+                elif child.is_file() and child.suffix.lower() in (".json", ".properties"):
                     found.setdefault(str(child), child)
         elif p.exists():
             found.setdefault(str(p), p)
         else:
             raise UsageError(f"{p}: no such file or directory")
-    if not found:
+    if not found and not snapshots:
         raise UsageError(
             "no placement files (*.json, *.properties) found in "
             + ", ".join(str(p) for p in paths),
-            "pass placement files, server.properties files, or directories holding them",
+            "pass placement files, server.properties files, kafka-topics --describe output, "
+            "snapshots, or directories holding them",
         )
-    return list(found.values())
+    return list(found.values()), list(snapshots.values())
 
 
 def validate_paths(
-    paths: Iterable[str | Path], options: ValidateOptions
+    paths: Iterable[str | Path], options: ValidateOptions, *, notes: list[str] | None = None
 ) -> dict[str, list[Diagnostic]]:
-    """Findings per file for every file under ``paths`` (and the inventory, if given)."""
+    """Findings per file for every file under ``paths`` (and the inventory, if given).
+
+    What the user should know but is no finding (describe output audited without racks)
+    is appended to ``notes``, once.
+    """
     ctx = options.context()
     out: dict[str, list[Diagnostic]] = {}
-    for path in discover(list(paths)):
+    unlisted: dict[str, Unlisted] = {}
+    without_racks: list[str] = []
+    files, snapshots = discover(list(paths))
+    for path in files:
         suffix = path.suffix.lower()
         limit = {".properties": PROPERTIES_BYTES, ".json": POLICY_BYTES}.get(suffix, DESCRIBE_BYTES)
         try:
@@ -339,43 +472,78 @@ def validate_paths(
         if suffix == ".properties":
             out[str(path)] = validate_properties_bytes(data, str(path), ctx)
         elif suffix != ".json" and looks_like_describe(data):
-            out[str(path)] = validate_describe_bytes(data, str(path), ctx)
+            checked = check_describe(data, str(path), ctx)
+            out[str(path)] = checked.audit.diagnostics
+            if checked.audit.unlisted is not None:
+                unlisted[str(path)] = checked.audit.unlisted
+            if checked.racks_unknown:
+                without_racks.append(str(path))
         else:
             if len(data) > POLICY_BYTES.value():
                 raise too_large(str(path), POLICY_BYTES, len(data))
             out[str(path)] = validate_json_bytes(data, str(path), ctx)
+    for root in snapshots:
+        found = validate_snapshot(root, options)
+        for d in found.diagnostics:
+            out.setdefault(d.file, []).append(d)
+        if found.unlisted is not None:
+            first = found.unlisted.first
+            out.setdefault(first.file, [])
+            unlisted[first.file] = found.unlisted
     if options.inventory is not None:
         for d in inventory_diagnostics(options.inventory):
             out.setdefault(d.file, []).append(d)
-    return {file: cap_diagnostics(diags) for file, diags in out.items()}
+    if without_racks and notes is not None:
+        more = f" and {len(without_racks) - 1} more" if len(without_racks) > 1 else ""
+        notes.append(
+            f"{without_racks[0]}{more}: the partitions' replicas were not checked against "
+            "their topics' placement policies (MRC901), which needs the brokers' racks: "
+            "pass --inventory"
+        )
+    return {file: cap_diagnostics(diags, unlisted) for file, diags in out.items()}
 
 
-def cap_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+def cap_diagnostics(
+    diagnostics: list[Diagnostic], unlisted: Mapping[str, Unlisted] | None = None
+) -> list[Diagnostic]:
     """At most `DIAGNOSTICS_PER_FILE` findings per file (errors first), then one MRC801
-    note counting the rest. Errors come first so a file that has one still fails."""
+    note counting the rest, with those a file's audit counted without building them
+    (``unlisted``, by file). Errors come first so a file that has one still fails."""
     cap = DIAGNOSTICS_PER_FILE.value()
+    unlisted = unlisted or {}
     by_file: dict[str, list[Diagnostic]] = {}
     for d in diagnostics:
         by_file.setdefault(d.file, []).append(d)
-    if all(len(ds) <= cap for ds in by_file.values()):
+    if all(len(ds) <= cap and file not in unlisted for file, ds in by_file.items()):
         return diagnostics
     out: list[Diagnostic] = []
+
+    def rank(d: Diagnostic) -> tuple[bool, tuple[str, int, int, str, str]]:
+        return (d.severity is not Severity.ERROR, d.sort_key())
+
     for file, ds in by_file.items():
-        if len(ds) <= cap:
+        more = unlisted.get(file)
+        if len(ds) <= cap and more is None:
             out.extend(ds)
             continue
-        ranked = sorted(ds, key=lambda d: (d.severity is not Severity.ERROR, d.sort_key()))
+        ranked = sorted(ds, key=rank)
         kept, rest = ranked[:cap], ranked[cap:]
         errors = sum(d.severity is Severity.ERROR for d in rest)
-        first = rest[0]
+        total = len(rest)
+        firsts = rest[:1]
+        if more is not None:
+            errors += more.errors
+            total += more.errors + more.warnings
+            firsts.append(more.first)
+        first = min(firsts, key=rank)
         out.extend(kept)
         out.append(
             _diag(
                 report.TooManyFindings,
                 file,
                 Position(first.line, first.column),
-                f"{len(rest):,} more finding(s) not shown ({errors:,} error(s), "
-                f"{len(rest) - errors:,} warning(s)); the first {cap} are listed",
+                f"{total:,} more finding(s) not shown ({errors:,} error(s), "
+                f"{total - errors:,} warning(s)); the first {cap} are listed",
                 f"fix these and validate again; raise the cap with {DIAGNOSTICS_PER_FILE.name}=N",
                 first.pointer,
                 first.context,

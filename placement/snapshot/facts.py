@@ -1,17 +1,32 @@
-"""Vectorized facts about a snapshot: load per broker and policy violations
-(docs/definitions.md, policy violations)."""
+"""Vectorized facts about a snapshot: load per broker, policy violations and the state of
+each partition's ISR (docs/definitions.md, policy violations), and what `snapshot show`
+prints as JSON (schemas/snapshot-summary.schema.json).
+
+Violations and the ISR state are counted by the MRC9xx rules' own checks
+(placement/rules/partitions.py), the ones `validate` audits a cluster with.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from pydantic import BaseModel, ConfigDict, Field
 
 from placement.io.snapshot import Snapshot, list_arrays, snapshot_policies
-from placement.model.policy import PlacementPolicy
 from placement.plan.balance import rack_minmax
+from placement.rules.partitions import (
+    Violation,
+    explain_rows,
+    isr_state,
+    lookup_ids,
+    topic_policies,
+)
+from placement.rules.partitions import violation_mask as violation_mask  # where callers find it
 
 
 @dataclass(frozen=True)
@@ -26,77 +41,9 @@ class ClusterSummary:
     leaders_per_broker: tuple[int, int]
     topics_without_policy: int
     violations: int
-
-
-def _lookup(keys: np.ndarray, found: np.ndarray, wanted: np.ndarray, missing: int) -> np.ndarray:
-    """``found[i]`` for each value of ``wanted`` equal to ``keys[i]`` (``keys`` distinct),
-    ``missing`` for the others: a search in the sorted keys, never an array as long as the
-    largest id (a broker id may be 2^31 - 1)."""
-    if not keys.size:
-        return np.full(wanted.shape, missing, dtype=np.int64)
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    pos = np.minimum(np.searchsorted(sorted_keys, wanted), keys.size - 1)
-    hit = sorted_keys[pos] == wanted
-    return np.where(hit, found[order][pos], missing).astype(np.int64)
-
-
-def topic_policies(snap: Snapshot) -> tuple[np.ndarray, list[PlacementPolicy]]:
-    """Per partition row, the index of its topic's policy in the returned list (-1: none).
-    A policy that does not validate is the snapshot reader's InputError."""
-    policies: list[PlacementPolicy] = []
-    index: dict[int, int] = {}  # id(policy) -> its place: topics sharing a text share one
-    by_topic: dict[str, int] = {}
-    for name, policy in snapshot_policies(snap.source, snap.topics).items():
-        by_topic[name] = index.setdefault(id(policy), len(policies))
-        if by_topic[name] == len(policies):
-            policies.append(policy)
-    topic_col = snap.partitions.column("topic").combine_chunks().dictionary_encode()
-    dictionary = topic_col.dictionary.to_pylist()
-    lookup = np.array([by_topic.get(t, -1) for t in dictionary], dtype=np.int64)
-    idx = topic_col.indices.to_numpy(zero_copy_only=False)
-    return (lookup[idx] if len(idx) else np.empty(0, np.int64)), policies
-
-
-def violation_mask(snap: Snapshot) -> np.ndarray:
-    """True for partitions that break their topic's policy; topics without one are False."""
-    n = snap.partitions.num_rows
-    row_policy, policies = topic_policies(snap)
-    ids = snap.brokers.column("broker_id").to_numpy().astype(np.int64)
-    racks = snap.brokers.column("rack").to_pylist()
-    rack_names = sorted({r for r in racks if r})
-    rack_code = {r: i for i, r in enumerate(rack_names)}
-    codes = np.array([rack_code.get(r, -1) if r else -1 for r in racks], dtype=np.int64)
-
-    offsets, values = list_arrays(snap.partitions.column("replicas"))
-    obs_offsets, _ = list_arrays(snap.partitions.column("observers"))
-    lengths = np.diff(offsets)
-    obs_len = np.diff(obs_offsets)
-    value_rack = _lookup(ids, codes, values, missing=-1)
-    bad = np.zeros(n, dtype=bool)
-    for g, policy in enumerate(policies):
-        rows = np.flatnonzero(row_policy == g)
-        if not rows.size:
-            continue
-        rf = policy.sync_count + policy.observer_count
-        shape_ok = (lengths[rows] == rf) & (obs_len[rows] == policy.observer_count)
-        bad[rows[~shape_ok]] = True
-        rows = rows[shape_ok]
-        if not rows.size:
-            continue
-        pos = offsets[rows][:, None] + np.arange(rf)
-        brokers = values[pos]
-        rk = value_rack[pos]
-        ok = (rk >= 0).all(axis=1)
-        srt = np.sort(brokers, axis=1)
-        ok &= (srt[:, 1:] != srt[:, :-1]).all(axis=1) if rf > 1 else True
-        s = policy.sync_count
-        for rack, (want_sync, want_obs) in policy.per_rack().items():
-            code = rack_code.get(rack, -2)
-            ok &= (rk[:, :s] == code).sum(axis=1) == want_sync
-            ok &= (rk[:, s:] == code).sum(axis=1) == want_obs
-        bad[rows[~ok]] = True
-    return bad
+    offline: int  # the IsrState counts, over the whole table
+    under_min_isr: int
+    under_replicated: int
 
 
 def summarize(snap: Snapshot) -> ClusterSummary:
@@ -109,7 +56,7 @@ def summarize(snap: Snapshot) -> ClusterSummary:
     offsets, values = list_arrays(snap.partitions.column("replicas"))
     # counts per inventory broker, by its position in ``ids`` (replicas on brokers the
     # inventory lacks fall in the extra last slot)
-    where = _lookup(ids, np.arange(ids.size), values, missing=ids.size)
+    where = lookup_ids(ids, np.arange(ids.size), values, missing=ids.size)
     load = np.bincount(where, minlength=ids.size + 1)[: ids.size]
     leaders = np.bincount(where[offsets[:-1][np.diff(offsets) > 0]], minlength=ids.size + 1)
     leaders = leaders[: ids.size]
@@ -122,6 +69,7 @@ def summarize(snap: Snapshot) -> ClusterSummary:
     total = pc.sum(pc.multiply(pc.fill_null(sizes, 0), pc.cast(lengths, pa.int64()))).as_py()
     row_policy, _ = topic_policies(snap)
     placement = snap.topics.column("placement")
+    state = isr_state(snap)
     return ClusterSummary(
         brokers=len(ids),
         brokers_per_rack=dict(sorted(per_rack.items())),
@@ -133,4 +81,112 @@ def summarize(snap: Snapshot) -> ClusterSummary:
         leaders_per_broker=(int(leaders.min(initial=0)), int(leaders.max(initial=0))),
         topics_without_policy=int(snap.topics.num_rows - pc.sum(pc.is_valid(placement)).as_py()),
         violations=int(violation_mask(snap).sum()) if row_policy.size else 0,
+        offline=int(state.offline.sum()),
+        under_min_isr=int(state.under_min_isr.sum()),
+        under_replicated=int(state.under_replicated.sum()),
     )
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RackLoad(_Model):
+    rack: str = Field(description='a broker.rack; "(no rack)" gathers brokers without one')
+    brokers: int
+    replicas_per_broker_min: int
+    replicas_per_broker_max: int
+
+
+class PartitionViolation(_Model):
+    topic: str
+    partition: int
+    replicas: list[int] = Field(description="sync replicas first, observers last")
+    observers: list[int]
+    problems: list[str] = Field(description="what breaks the policy, one phrase each")
+
+
+class SnapshotReport(_Model):
+    """What `mrc-plan snapshot show --format json` prints."""
+
+    model_config = ConfigDict(
+        title="mrc-plan snapshot show report",
+        json_schema_extra={"$id": "https://mrc-plan.dev/schemas/snapshot-summary.schema.json"},
+    )
+
+    version: Literal[1] = 1
+    snapshot: str = Field(description="the snapshot directory, as given")
+    brokers: int
+    topics: int
+    topics_without_policy: int
+    partitions: int
+    replicas: int
+    total_bytes: int = Field(description="size_bytes times the replica count, summed; null as 0")
+    leaders_per_broker_min: int = Field(description="preferred leaders (first replicas)")
+    leaders_per_broker_max: int
+    violations: int = Field(description="partitions breaking their topic's placement policy")
+    offline: int = Field(description="partitions with an ISR recorded and no leader")
+    under_min_isr: int = Field(
+        description="partitions with a leader and fewer in the ISR than the topic's min_isr "
+        "(1 when the snapshot has none)"
+    )
+    under_replicated: int = Field(description="other partitions with a sync replica out of the ISR")
+    racks: list[RackLoad]
+    violations_listed: list[PartitionViolation] | None = Field(
+        default=None,
+        description="with --violations: the first partitions breaking their policy, in the "
+        "order of the partitions table; null without --violations",
+    )
+    violations_not_listed: int = Field(
+        default=0, description="with --violations: how many more break their policy"
+    )
+
+    @classmethod
+    def of(
+        cls, snapshot: str, s: ClusterSummary, listed: Sequence[Violation] | None = None
+    ) -> SnapshotReport:
+        return cls(
+            snapshot=snapshot,
+            brokers=s.brokers,
+            topics=s.topics,
+            topics_without_policy=s.topics_without_policy,
+            partitions=s.partitions,
+            replicas=s.replicas,
+            total_bytes=s.total_bytes,
+            leaders_per_broker_min=s.leaders_per_broker[0],
+            leaders_per_broker_max=s.leaders_per_broker[1],
+            violations=s.violations,
+            offline=s.offline,
+            under_min_isr=s.under_min_isr,
+            under_replicated=s.under_replicated,
+            racks=[
+                RackLoad(
+                    rack=rack,
+                    brokers=count,
+                    replicas_per_broker_min=s.replicas_per_broker[rack][0],
+                    replicas_per_broker_max=s.replicas_per_broker[rack][1],
+                )
+                for rack, count in s.brokers_per_rack.items()
+            ],
+            violations_listed=None
+            if listed is None
+            else [
+                PartitionViolation(
+                    topic=v.topic,
+                    partition=v.partition,
+                    replicas=v.replicas,
+                    observers=v.observers,
+                    problems=v.problems,
+                )
+                for v in listed
+            ],
+            violations_not_listed=0 if listed is None else s.violations - len(listed),
+        )
+
+
+def first_violations(snap: Snapshot, limit: int) -> list[Violation]:
+    """The first ``limit`` partitions (in table order) breaking their topic's policy, with
+    what breaks it; the snapshot's own brokers table gives the racks."""
+    policies = snapshot_policies(snap.source, snap.topics)
+    rows = np.flatnonzero(violation_mask(snap, policies))[:limit]
+    return explain_rows(snap, rows, policies, "the brokers table")

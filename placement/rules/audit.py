@@ -1,0 +1,306 @@
+"""The audit of a cluster's state (the MRC9xx rules) as findings.
+
+`kafka-topics --describe` output and snapshots are audited alike: both become a snapshot's
+tables, and the rules' vectorised checks answer for every partition at once (policy
+violations, offline, under min ISR, under-replicated: placement/rules/partitions.py, which
+`snapshot show` counts with too). Findings are built only for the
+partitions a report can list: at most `DIAGNOSTICS_PER_FILE` of them, errors first, and
+one more to say where the count of the rest (MRC801) sits. A million broken partitions
+cost four numpy passes and a hundred messages, not a million of each.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from placement.io.describe import Describe
+from placement.io.limits import DIAGNOSTICS_PER_FILE
+from placement.io.positions import LineIndex, Position
+from placement.io.snapshot import (
+    BROKERS,
+    PARTITIONS,
+    TOPICS,
+    Snapshot,
+    parquet_files,
+    table_path,
+)
+from placement.model.diagnostic import Diagnostic, Severity
+from placement.model.inventory import Inventory
+from placement.model.policy import PlacementPolicy
+from placement.rules.base import Rule
+from placement.rules.partitions import (
+    IsrState,
+    explain_rows,
+    isr_state,
+    rack_map,
+    violation_mask,
+)
+from placement.rules.state import (
+    Audit,
+    OfflinePartition,
+    ReplicasBreakPolicy,
+    UnderMinIsr,
+    UnderReplicated,
+    Unlisted,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One finding about one partition row, before it is located in a file."""
+
+    row: int
+    rule: type[Rule]
+    message: str
+    hint: str
+
+
+# where a finding points on a describe partition line: the field it is about
+FIELD: dict[type[Rule], str] = {
+    ReplicasBreakPolicy: "Replicas",
+    OfflinePartition: "Leader",
+    UnderMinIsr: "Isr",
+    UnderReplicated: "Isr",
+}
+
+Locate = Callable[[Sequence[Hit]], list[tuple[str, Position]]]
+
+
+def _ids(values: Iterable[int] | None) -> str:
+    return ",".join(map(str, values or ())) or "none"
+
+
+def _hits(
+    snap: Snapshot,
+    rows: np.ndarray,
+    found: Sequence[tuple[type[Rule], np.ndarray]],
+    state: IsrState,
+    policies: Mapping[str, PlacementPolicy],
+    where: str,
+) -> list[Hit]:
+    """The findings of ``rules``, for the partition ``rows`` (any rule true there)."""
+    if not rows.size:
+        return []
+    columns = ("topic", "partition", "replicas", "observers", "isr")
+    taken = snap.partitions.select(columns).take(pa.array(rows, pa.int64())).to_pylist()
+    broken = dict(found).get(ReplicasBreakPolicy)
+    why: dict[int, list[str]] = {}
+    rack_of: Mapping[int, str | None] = {}
+    if broken is not None:
+        why = {v.row: v.problems for v in explain_rows(snap, rows[broken[rows]], policies, where)}
+        rack_of = rack_map(snap.brokers)
+    out = []
+    for row, p in zip(rows.tolist(), taken, strict=True):
+        name = f"{p['topic']}-{p['partition']}"
+        isr, m = p["isr"] or [], int(state.min_isr[row])
+        for rule, mask in found:
+            if not mask[row]:
+                continue
+            if rule is ReplicasBreakPolicy:
+                hint = (
+                    "give every broker its rack in the inventory; a broker that is gone "
+                    "needs its replicas reassigned"
+                    if any(not rack_of.get(b) for b in p["replicas"])
+                    else "reassign the partition to fit the policy (mrc-plan assign "
+                    "--current plans the moves); changing a policy moves no data"
+                )
+                message = f"{name} breaks its topic's placement policy: " + "; ".join(why[row])
+            elif rule is OfflinePartition:
+                message = (
+                    f"{name} is offline: no leader (replicas {_ids(p['replicas'])}, "
+                    f"last ISR {_ids(isr)})"
+                )
+                hint = (
+                    "bring back a broker of its last ISR; failing that, an unclean leader "
+                    "election onto a surviving replica (kafka-leader-election "
+                    "--election-type UNCLEAN) loses what that replica had not copied"
+                )
+            elif rule is UnderMinIsr:
+                message = (
+                    f"{name} has {len(isr)} in-sync replica(s) ({_ids(isr)}), fewer than "
+                    f"min.insync.replicas={m}: acks=all writes fail"
+                )
+                hint = (
+                    "bring the replicas outside the ISR back; a version 2 policy with "
+                    "under-min-isr promotion lets observers join the ISR"
+                )
+            else:
+                sync = p["replicas"][: len(p["replicas"]) - len(p["observers"] or ())]
+                lagging = [b for b in sync if b not in isr]
+                message = (
+                    f"{name} is under-replicated: sync replica(s) {_ids(lagging)} out of the "
+                    f"ISR ({_ids(isr)}); writes go on with {len(isr)} in sync, "
+                    f"min.insync.replicas={m}"
+                )
+                hint = (
+                    "find out why the replica lags (broker down or restarting, slow disk, "
+                    "network) before taking anything else down"
+                )
+            out.append(Hit(row, rule, message, hint))
+    return out
+
+
+def audit(
+    snap: Snapshot,
+    policies: Mapping[str, PlacementPolicy],
+    locate: Locate,
+    *,
+    default_min_isr: int | None,
+    racks: bool,
+    where: str,
+) -> Audit:
+    """The MRC9xx findings of ``snap``'s partitions, located by ``locate``.
+
+    ``policies``: topic -> its valid policy; ``racks``: whether the brokers table holds
+    the brokers' racks (without them, MRC901 is not checked); ``where``: what a broker
+    missing from the brokers table is missing from, for messages.
+    """
+    cap = DIAGNOSTICS_PER_FILE.value()
+    state = isr_state(snap, default_min_isr)
+    n = snap.partitions.num_rows
+    broken = violation_mask(snap, policies) if racks else np.zeros(n, dtype=bool)
+    errors = (
+        (ReplicasBreakPolicy, broken),
+        (OfflinePartition, state.offline),
+        (UnderMinIsr, state.under_min_isr),
+    )
+    warnings = ((UnderReplicated, state.under_replicated),)
+    n_errors = sum(int(mask.sum()) for _, mask in errors)
+    n_warnings = int(state.under_replicated.sum())
+    # one row holds one to three errors: cap + 1 rows are enough to fill the list and
+    # find the first finding left out
+    rows = np.flatnonzero(broken | state.offline | state.under_min_isr)[: cap + 1]
+    hits = _hits(snap, rows, errors, state, policies, where)
+    if len(hits) <= cap:
+        rows = np.flatnonzero(state.under_replicated)[: cap + 1 - len(hits)]
+        hits += _hits(snap, rows, warnings, state, policies, where)
+    diagnostics = [
+        Diagnostic(
+            code=hit.rule.code,
+            name=hit.rule.name,
+            severity=hit.rule.severity,
+            message=hit.message,
+            file=file,
+            pointer="",
+            line=pos.line,
+            column=pos.column,
+            hint=hit.hint,
+        )
+        for hit, (file, pos) in zip(hits, locate(hits), strict=True)
+    ]
+    ranked = sorted(diagnostics, key=lambda d: (d.severity is not Severity.ERROR, d.sort_key()))
+    listed, rest = ranked[:cap], ranked[cap:]
+    if not rest:
+        return Audit(listed, None)
+    listed_errors = sum(d.severity is Severity.ERROR for d in listed)
+    unlisted = Unlisted(
+        n_errors - listed_errors, n_warnings - (len(listed) - listed_errors), rest[0]
+    )
+    return Audit(listed, unlisted)
+
+
+def brokers_table(inventory: Inventory) -> pa.Table:
+    """An inventory's brokers as a snapshot's brokers table."""
+    return pa.table(
+        {
+            "broker_id": [b.id for b in inventory.brokers],
+            "rack": [b.rack for b in inventory.brokers],
+            "capacity_bytes": [b.capacity_bytes for b in inventory.brokers],
+        },
+        schema=BROKERS,
+    )
+
+
+def describe_snapshot(describe: Describe, inventory: Inventory | None) -> Snapshot:
+    """The state ``describe`` reports, as snapshot tables in the file's order (row i is
+    ``describe.partitions[i]``), with the inventory's brokers (none without one). Unlike
+    `snapshot from-describe`, which sorts the partitions, so rows map back to lines."""
+    parts = describe.partitions
+    topics = list(describe.topics.values())
+    return Snapshot(
+        brokers_table(inventory or Inventory(brokers=[])),
+        pa.table(
+            {
+                "topic": [t.name for t in topics],
+                "placement": pa.nulls(len(topics), pa.string()),  # the caller's policies
+                "min_isr": [t.min_isr for t in topics],
+            },
+            schema=TOPICS,
+        ),
+        pa.table(
+            {
+                "topic": [p.topic for p in parts],
+                "partition": [p.partition for p in parts],
+                "replicas": [p.replicas for p in parts],
+                "observers": [p.observers for p in parts],
+                "isr": [p.isr for p in parts],
+                "leader": [p.leader for p in parts],
+                "size_bytes": pa.nulls(len(parts), pa.int64()),
+            },
+            schema=PARTITIONS,
+        ),
+    )
+
+
+def describe_locator(
+    describe: Describe, text: str, line_starts: Sequence[int], file: str, physical: LineIndex
+) -> Locate:
+    """Where a finding about a describe row points: its partition line, at the value of
+    the field the rule is about (`FIELD`). ``line_starts``: the offset in ``text`` of each
+    line as the describe reader numbers them; positions are ``physical``'s."""
+
+    def locate(hits: Sequence[Hit]) -> list[tuple[str, Position]]:
+        out = []
+        for hit in hits:
+            line = describe.partitions[hit.row].line
+            start, end = line_starts[line - 1], line_starts[line]
+            label = re.compile(rf"(?:^|(?<=\s)){FIELD[hit.rule]}:[ \t]*").search(text, start, end)
+            offset = label.end() if label else start
+            out.append((file, physical.position(offset)))
+        return out
+
+    return locate
+
+
+def table_locator(root: Path, name: str) -> Callable[[int], tuple[str, int]]:
+    """Where row ``i`` (from 0) of snapshot table ``name`` is: the file holding it and its
+    row there (from 1), as the snapshot reader names rows; a table of part files is
+    read in `parquet_files` order."""
+    path = table_path(root, name)
+    if path.suffix == ".jsonl":
+        files = [path]
+        counts = [0]  # one file: every row is in it
+    else:
+        files = parquet_files(path)
+        counts = []
+        for f in files:
+            with open(f, "rb") as fh:  # a file object: pyarrow cannot open every path
+                counts.append(pq.ParquetFile(fh).metadata.num_rows)
+    starts = np.cumsum([0, *counts[:-1]])
+
+    def where(row: int) -> tuple[str, int]:
+        i = int(np.searchsorted(starts, row, side="right")) - 1
+        return str(files[i]), row - int(starts[i]) + 1
+
+    return where
+
+
+def snapshot_locator(root: Path) -> Locate:
+    """Findings about partitions point at their row of the partitions table."""
+    where = table_locator(root, "partitions")
+
+    def locate(hits: Sequence[Hit]) -> list[tuple[str, Position]]:
+        out = []
+        for hit in hits:
+            file, row = where(hit.row)
+            out.append((file, Position(row, 1)))
+        return out
+
+    return locate
