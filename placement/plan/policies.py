@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 from placement.model.policy import PlacementPolicy
-from placement.plan.summary import PolicyChange
+from placement.plan.summary import PolicyChange, policy_document
 from placement.plan.topics import TopicSpec
 
 SCRIPT = "policy-changes.sh"
@@ -96,10 +96,7 @@ def policy_changes(
 def policy_file_text(policy: PlacementPolicy) -> str:
     """The policy as `--replica-placement FILE` takes it, canonical: keys in Confluent's
     order, `observers` and `observerPromotionPolicy` only when set, indented, ASCII."""
-    doc = policy.model_dump(mode="json", exclude_none=True)
-    if not doc.get("observers"):
-        doc.pop("observers", None)
-    return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
+    return json.dumps(policy_document(policy), indent=2, ensure_ascii=True) + "\n"
 
 
 _HEADER = """\

@@ -7,11 +7,20 @@ cluster before the plan runs (docs/formats.md, policy changes).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 from placement.model.policy import PlacementPolicy
+
+
+def policy_document(policy: PlacementPolicy) -> dict[str, Any]:
+    """A policy as Confluent writes it: `observers` and `observerPromotionPolicy` only when
+    set (the placement schema allows no null), keys in the model's order."""
+    doc = policy.model_dump(mode="json", exclude_none=True)
+    if not doc.get("observers"):
+        doc.pop("observers", None)
+    return doc
 
 
 class _Model(BaseModel):
@@ -59,6 +68,10 @@ class PolicyChange(_Model):
     after: PlacementPolicy = Field(description="the policy --topics asks for")
     partitions: int | None = Field(description="create: the partition count; null for alter")
     min_isr: int | None = Field(description="create: min.insync.replicas, when --topics sets it")
+
+    @field_serializer("before", "after")
+    def _as_confluent_writes_it(self, policy: PlacementPolicy | None) -> dict[str, Any] | None:
+        return policy_document(policy) if policy is not None else None
 
 
 class AssignSummary(_Model):
