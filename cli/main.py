@@ -95,7 +95,8 @@ def _color() -> bool:
 PathsArg = Annotated[
     list[Path],
     typer.Argument(
-        help="Placement .json files, server.properties files, or directories to search.",
+        help="Placement .json files, server.properties files, saved kafka-topics --describe "
+        "output, snapshot directories, or directories to search.",
         show_default=False,
     ),
 ]
@@ -103,7 +104,7 @@ InventoryOpt = Annotated[
     Path | None,
     typer.Option(
         help="Broker inventory (JSON, CSV, or a directory of server.properties): checks racks "
-        "exist and have enough brokers."
+        "exist and have enough brokers, and gives describe output's partitions their racks."
     ),
 ]
 MinIsrOpt = Annotated[
@@ -111,7 +112,8 @@ MinIsrOpt = Annotated[
     typer.Option(
         min=1,
         max=2**31 - 1,  # an int in Kafka
-        help="The topic's min.insync.replicas: enables the resilience checks.",
+        help="The topic's min.insync.replicas: enables the resilience checks; for describe "
+        "output and snapshots, the broker default for topics that set none.",
     ),
 ]
 IbpOpt = Annotated[
@@ -149,11 +151,14 @@ def validate(
     strict: StrictOpt = False,
     exit_zero: ExitZeroOpt = False,
 ) -> None:
-    """Check placement policies offline: syntax, schema, semantics, inventory, resilience.
+    """Check placement policies offline: syntax, schema, semantics, inventory, resilience;
+    and a cluster's state from describe output or a snapshot: partitions breaking their
+    policy, offline, under min ISR, under-replicated.
 
     Exits 1 when any file has an error (or a warning with --strict), 0 otherwise.
     """
     from placement import __version__
+    from placement.diagnostics.escape import escape
     from placement.io.inventory import load_inventory
     from placement.io.outputs import Outputs
     from placement.model.diagnostic import build_report
@@ -168,9 +173,12 @@ def validate(
         min_insync_replicas=min_insync_replicas,
         ibp=parse_ibp(ibp) if ibp is not None else None,
     )
-    findings = validate_paths(paths, options)
+    notes: list[str] = []
+    findings = validate_paths(paths, options, notes=notes)
     report = build_report(findings, strict=strict, tool_version=__version__)
     rendered = _render_report(report, fmt, color=_color() and output is None)
+    for note in notes:  # on stderr: not findings, so no report format carries them
+        sys.stderr.write(f"note: {escape(note)}\n")
     if output_file is not None:
         with outputs:
             output_file.write(rendered)

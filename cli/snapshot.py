@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import sys
 import time
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .errors import handle_errors
 from .outputs import report
+
+if TYPE_CHECKING:
+    from placement.snapshot.facts import SnapshotReport
 
 SizesOption = typer.Option(
     "--sizes",
@@ -140,21 +144,59 @@ def _bytes(n: int) -> str:
     return f"{n} B"
 
 
+class ShowFormat(StrEnum):
+    TEXT = "text"
+    JSON = "json"
+
+
 @app.command()
 @handle_errors
-def show(snapshot: Annotated[Path, typer.Argument(help="Snapshot directory.")]) -> None:
-    """Summarize a snapshot: racks, load per broker, bytes, policy violations."""
+def show(
+    snapshot: Annotated[Path, typer.Argument(help="Snapshot directory.")],
+    violations: Annotated[
+        bool,
+        typer.Option(
+            "--violations",
+            help="Also list the partitions breaking their policy, with what breaks it.",
+        ),
+    ] = False,
+    limit: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=1_000_000,
+            help="With --violations: list at most this many partitions; the rest are counted.",
+        ),
+    ] = 20,
+    format: Annotated[
+        ShowFormat,
+        typer.Option(help="text (tables) or json (schema: mrc-plan schema snapshot-summary)."),
+    ] = ShowFormat.TEXT,
+) -> None:
+    """Summarize a snapshot: racks, load per broker, bytes, policy violations, partitions
+    offline, under min ISR or under-replicated."""
+    from placement.io.snapshot import read_snapshot
+    from placement.snapshot.facts import SnapshotReport, first_violations, summarize
+
+    snap = read_snapshot(snapshot)
+    listed = first_violations(snap, limit) if violations else None
+    report = SnapshotReport.of(str(snapshot), summarize(snap), listed)
+    if format is ShowFormat.JSON:
+        from placement.diagnostics.jsonout import report_json
+
+        sys.stdout.write(report_json(report))
+        return
+    _show_text(report)
+
+
+def _show_text(s: SnapshotReport) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from placement.io.snapshot import read_snapshot
-    from placement.snapshot.facts import summarize
+    from .render import cell  # rack and topic names and the path: escaped, no markup
 
-    from .render import cell  # rack names and the path: escaped, no markup
-
-    s = summarize(read_snapshot(snapshot))
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
-    head = Table(title=cell(f"snapshot {snapshot}"), show_header=False, box=None)
+    head = Table(title=cell(f"snapshot {s.snapshot}"), show_header=False, box=None)
     head.add_row("brokers", f"{s.brokers:,}")
     head.add_row("topics", f"{s.topics:,} ({s.topics_without_policy:,} without a policy)")
     head.add_row("partitions", f"{s.partitions:,}")
@@ -162,16 +204,50 @@ def show(snapshot: Annotated[Path, typer.Argument(help="Snapshot directory.")]) 
     head.add_row("bytes (all replicas)", _bytes(s.total_bytes))
     head.add_row(
         "preferred leaders per broker",
-        f"min {s.leaders_per_broker[0]:,}, max {s.leaders_per_broker[1]:,}",
+        f"min {s.leaders_per_broker_min:,}, max {s.leaders_per_broker_max:,}",
     )
-    verdict = "[green]0[/]" if not s.violations else f"[bold red]{s.violations:,}[/]"
-    head.add_row("partitions breaking their policy", verdict)
+    for label, count in (
+        ("partitions breaking their policy", s.violations),
+        ("partitions offline", s.offline),
+        ("partitions under min ISR", s.under_min_isr),
+    ):
+        head.add_row(label, "[green]0[/]" if not count else f"[bold red]{count:,}[/]")
+    lagging = s.under_replicated
+    head.add_row("partitions under-replicated", f"[yellow]{lagging:,}[/]" if lagging else "0")
     console.print(head)
     racks = Table("rack", "brokers", "replicas/broker min", "max", title="per rack")
-    for rack, count in s.brokers_per_rack.items():
-        lo, hi = s.replicas_per_broker[rack]
-        racks.add_row(cell(rack), f"{count:,}", f"{lo:,}", f"{hi:,}")
+    for r in s.racks:
+        racks.add_row(
+            cell(r.rack),
+            f"{r.brokers:,}",
+            f"{r.replicas_per_broker_min:,}",
+            f"{r.replicas_per_broker_max:,}",
+        )
     console.print(racks)
+    if s.violations_listed is None:
+        return
+    if not s.violations_listed:
+        console.print("no partition breaks its policy")
+        return
+    table = Table(
+        "topic",
+        "partition",
+        "replicas",
+        "observers",
+        "what breaks the policy",
+        title="partitions breaking their policy",
+    )
+    for v in s.violations_listed:
+        table.add_row(
+            cell(v.topic),
+            str(v.partition),
+            ",".join(map(str, v.replicas)),
+            ",".join(map(str, v.observers)) or "-",
+            cell("; ".join(v.problems)),
+        )
+    console.print(table)
+    if s.violations_not_listed:
+        console.print(f"… and {s.violations_not_listed:,} more (--limit N lists more)")
 
 
 @app.command()

@@ -47,6 +47,7 @@ SCHEMAS: Mapping[str, type[BaseModel]] = _Models(
         "rules": "placement.rules.catalog:RuleCatalog",
         "plan-view": "placement.model.planview:PlanView",
         "assign-summary": "placement.plan.summary:AssignSummary",
+        "snapshot-summary": "placement.snapshot.facts:SnapshotReport",
     }
 )
 
