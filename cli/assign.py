@@ -576,9 +576,11 @@ POLICY_FIRST = (
 
 def _policy_lines(console: Any, outcome: Any, policy_dir: Path | None) -> None:
     """The topics whose policy the cluster must get first, and how."""
+    import shlex
+
     from placement.plan.policies import SCRIPT
 
-    from .render import cell, safe
+    from .render import cell
 
     changes = outcome.policy_changes
     if not changes:
@@ -587,8 +589,8 @@ def _policy_lines(console: Any, outcome: Any, policy_dir: Path | None) -> None:
     console.print(cell(f"policy changes: {len(changes)} topic(s): {listed}"))
     console.print(cell(f"  {POLICY_FIRST}"))
     if policy_dir is not None:
-        script = safe(str(policy_dir / SCRIPT))
-        console.print(f"  run first: sh {script} HOST:PORT", markup=False)
+        # quoted to be pasted into a shell; cell() shows any control character escaped
+        console.print(cell(f"  run first: sh {shlex.quote(str(policy_dir / SCRIPT))} HOST:PORT"))
     else:
         console.print("  --policy-dir DIR writes the policy files and the commands")
 
