@@ -128,8 +128,9 @@ def _hits(
                     f"min.insync.replicas={m}: acks=all writes fail"
                 )
                 hint = (
-                    "bring the replicas outside the ISR back; a version 2 policy with "
-                    "under-min-isr promotion lets observers join the ISR"
+                    "bring the replicas outside the ISR back (a broker down, a replica too "
+                    "slow to catch up); automatic observer promotion adds observers to the "
+                    "ISR only once they have caught up"
                 )
             else:
                 sync = p["replicas"][: len(p["replicas"]) - len(p["observers"] or ())]

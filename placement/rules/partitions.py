@@ -146,13 +146,13 @@ def explain_violation(
                 have.setdefault(rack, [0, 0])[role] += 1
     want = policy.per_rack()
     for rack in [*want, *sorted(r for r in have if r not in want)]:
-        got = have.get(rack, [0, 0])
-        wanted = want.get(rack, (0, 0))
-        for role, noun in ((0, "sync replica"), (1, "observer")):
-            if got[role] != wanted[role]:
-                problems.append(
-                    f'rack "{rack}": {_plural(got[role], noun)}, the policy wants {wanted[role]}'
-                )
+        got, wanted = have.get(rack, [0, 0]), want.get(rack, (0, 0))
+        roles = [i for i in (0, 1) if got[i] != wanted[i]]
+        if roles:
+            nouns = ("sync replica", "observer")
+            holds = " and ".join(_plural(got[i], nouns[i]) for i in roles)
+            wants = " and ".join(str(wanted[i]) for i in roles)
+            problems.append(f'rack "{rack}": {holds}, the policy wants {wants}')
     return problems
 
 
