@@ -1,8 +1,8 @@
 """Dependency direction (STYLE.md, Layout): cli -> placement -> libraries, never back.
 
 placement/ is a library: no typer/rich/click, no printing, no exits; pyspark only in
-placement/score/. The CLI imports ortools, pyspark and pandas only in the commands
-that need them, so `--help` and `validate` start fast.
+placement/score/. The CLI imports ortools, pyspark, pandas and matplotlib only in the
+commands (and with the options) that need them, so `--help` and `validate` start fast.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ PLACEMENT = REPO / "placement"
 MODULES = sorted(PLACEMENT.rglob("*.py"))
 UI_LIBRARIES = {"typer", "rich", "click"}
 CLI_PACKAGES = {"cli", "mrc_plan_cli"}
-HEAVY = ["ortools", "pyspark", "pandas"]
+HEAVY = ["ortools", "pyspark", "pandas", "matplotlib"]
 
 
 def imported_modules(tree: ast.AST) -> Iterator[tuple[str, int]]:
@@ -179,6 +179,7 @@ LAYERS: list[set[str]] = [
     {"simulate"},  # failure what-ifs, in process
     {"score"},  # Spark: scoring and simulation at scale
     {"schemas"},  # the JSON Schemas of every format and report
+    {"html"},  # the HTML reports, from the report models of every layer below
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
 

@@ -1,0 +1,254 @@
+"""The `simulate --report` page: what one failure does, overall and per topic (outcomes as
+in docs/definitions.md, rack-failure outcomes), the partitions only an unclean election
+brings back, and the KRaft quorum.
+
+The counts are read from the report's own models field by field, with the descriptions the
+schema gives them, so a count the simulation learns to report (the state before the failure,
+data at risk) shows up here without a change. A top-level field this page does not know is
+shown as a table of its own under "More of the report" for the same reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, get_args
+
+from pydantic import BaseModel
+
+from placement.html.charts import COLOURS, axis_label, chart
+from placement.html.page import (
+    Cell,
+    Column,
+    Page,
+    facts,
+    label,
+    nbytes,
+    num,
+    paragraph,
+    pointer,
+    table,
+    text,
+)
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from placement.simulate.failure import Counts, SimulateReport
+
+# the topics drawn, worst first (the table has every topic)
+CHART_TOPICS = 30
+OUTCOMES = ("available", "promoted", "under_min_isr", "offline")
+TITLES = {
+    "under_min_isr": "under min ISR",
+    "under_min_isr_before": "under min ISR before",
+    "min_isr": "min ISR",
+    "default_min_isr": "default min ISR",
+    "isr": "ISR",
+    "isr_unknown": "ISR unknown",
+}
+MEANINGS = {
+    "partitions": "partitions of the topic",
+    "available": "enough in-sync replicas survive: nothing changes for clients",
+    "promoted": "observers join the ISR (policy v2 promotes them): acks=all writes go on",
+    "under_min_isr": "too few in-sync replicas and no promotion: acks=all writes fail",
+    "offline": "no in-sync replica survives: no leader",
+}
+# the fields the page shows in sections of their own; the other scalars go to the headline,
+# anything else to "More of the report"
+SHOWN = {"failure", "totals", "topics", "unclean_sample", "quorum"}
+
+
+def _title(field: str) -> str:
+    return TITLES.get(field, field.replace("_", " "))
+
+
+def _meaning(model: type[BaseModel], field: str) -> str | None:
+    info = model.model_fields.get(field)
+    return MEANINGS.get(field) or (info.description if info is not None else None)
+
+
+def render_simulate(report: SimulateReport) -> str:
+    """The whole page for one simulated failure."""
+    f = report.failure
+    what = f'rack "{f.rack}" down' if f.rack is not None else "brokers down"
+    after = f", after {report.plan}" if report.plan else ", as the cluster stands"
+    page = Page(f"mrc-plan simulate: {what}", "simulate", f"{what}{after}; engine {report.engine}")
+    page.add(facts(_headline(report), "failure"))
+    page.section("Outcomes", *_outcomes(report), name="outcomes")
+    page.section("Per topic", *_topics(report), name="topics")
+    page.section("Unclean elections", *_unclean(report), name="unclean")
+    extra = [k for k in type(report).model_fields if k not in SHOWN and not _scalar(report, k)]
+    if extra:
+        page.section(
+            "More of the report", *(_any(k, getattr(report, k)) for k in extra), name="more"
+        )
+    return page.render()
+
+
+def _headline(report: SimulateReport) -> list[tuple[str, Cell]]:
+    f = report.failure
+    down = ", ".join(map(str, f.brokers[:20])) + (
+        f" and {len(f.brokers) - 20:,} more" if len(f.brokers) > 20 else ""
+    )
+    out: list[tuple[str, Cell]] = [("brokers down", label(down or "-"))]
+    if f.unknown_rack:
+        out.append(("of unknown rack (down too)", num(len(f.unknown_rack))))
+    out += [
+        ("partitions", num(report.totals.partitions, "/totals/partitions")),
+        ("writes fail (offline or under min ISR)", num(report.writes_fail)),
+    ]
+    for k in type(report).model_fields:
+        if k not in SHOWN and _scalar(report, k):
+            out.append((_title(k), _value(getattr(report, k), pointer(k), k)))
+    q = report.quorum
+    if q is not None:
+        kept = "kept" if q.kept else "LOST"
+        out.append(
+            (
+                "KRaft quorum",
+                label(f"{kept}: {q.surviving} of {q.controllers} (majority {q.majority})"),
+            )
+        )
+    return out
+
+
+def _scalar(report: BaseModel, field: str) -> bool:
+    value = getattr(report, field)
+    return value is None or isinstance(value, str | int | float)
+
+
+def _numeric(annotation: object) -> bool:
+    """Whether a field annotated so holds a number (or null): int, float, int | None…"""
+    args = get_args(annotation) or (annotation,)
+    return all(a in (int, float, type(None)) for a in args) and args != (type(None),)
+
+
+def _count_fields(model: type[BaseModel]) -> list[str]:
+    """The counts of ``model`` (Counts or a subclass), in their declared order."""
+    return [
+        k for k, info in model.model_fields.items() if _numeric(info.annotation) and k != "min_isr"
+    ]
+
+
+def _outcomes(report: SimulateReport) -> list[str]:
+    totals = report.totals
+    fields = _count_fields(type(totals))
+    columns = [Column("count"), Column("partitions"), Column("what it means")]
+    rows = [
+        (
+            None,
+            [
+                label(_title(k)),
+                _value(getattr(totals, k), pointer("totals", k), k),
+                label(_meaning(type(totals), k) or "", wrap=True),
+            ],
+        )
+        for k in fields
+    ]
+    return [
+        chart(
+            "outcomes",
+            "every partition by its outcome",
+            (9.0, 1.6),
+            lambda fig: _draw_bars(fig, [("all topics", totals)]),
+        ),
+        table(columns, rows, name="totals", sortable=False),
+    ]
+
+
+def _draw_bars(fig: Figure, rows: Sequence[tuple[str, Counts]]) -> None:
+    ax = fig.subplots()
+    ys = list(range(len(rows)))[::-1]
+    left = [0] * len(rows)
+    for field in OUTCOMES:
+        values = [getattr(c, field) for _, c in rows]
+        ax.barh(ys, values, left=left, color=COLOURS[field], label=_title(field), height=0.7)
+        left = [a + b for a, b in zip(left, values, strict=True)]
+    ax.set_yticks(ys, [axis_label(name) for name, _ in rows])
+    ax.set_xlabel("partitions")
+    ax.legend(loc="lower right", ncols=4, fontsize=8, bbox_to_anchor=(1.0, 1.0))
+
+
+def _topics(report: SimulateReport) -> list[str]:
+    topics = report.topics
+    if not topics:
+        return [paragraph("No topic has partitions.")]
+    model = type(topics[0])
+    fields = ["policy", "min_isr", *_count_fields(model)]
+    columns = [Column("topic", key="/topics/*/topic")] + [
+        Column(_title(k), _meaning(model, k), f"/topics/*/{k}") for k in fields
+    ]
+    rows = []
+    for i, t in enumerate(topics):
+        cells: list[Cell] = [label(t.topic)]
+        cells += [_value(getattr(t, k), None, k) for k in fields]
+        rows.append((i, cells))
+    worst = sorted(
+        topics,
+        key=lambda t: (-(t.offline + t.under_min_isr), -t.promoted, t.topic),
+    )[:CHART_TOPICS]
+    hit = [t for t in worst if t.partitions != t.available]
+    body = []
+    if hit:
+        body.append(
+            chart(
+                "topics",
+                f"the {len(hit)} topics hit hardest, by outcome (the table has every topic)",
+                (9.0, 1.0 + 0.25 * len(hit)),
+                lambda fig: _draw_bars(fig, [(t.topic, t) for t in hit]),
+            )
+        )
+    else:
+        body.append(paragraph("Every partition of every topic stays available."))
+    body.append(table(columns, rows, name="topics", legend=True))
+    return body
+
+
+def _unclean(report: SimulateReport) -> list[str]:
+    sample = report.unclean_sample
+    unclean = report.totals.unclean
+    if not sample:
+        return [paragraph("No partition needs an unclean leader election.")]
+    intro = paragraph(
+        f"{unclean:,} partitions come back only through an unclean leader election onto a "
+        f"surviving replica outside the ISR, losing what it had not copied; the first "
+        f"{len(sample)} are listed (`--unclean-out` writes them all)."
+    )
+    return [intro, _models_table("unclean_sample", sample)]
+
+
+def _models_table(field: str, rows: Sequence[BaseModel]) -> str:
+    """A list of flat models as a table: one column per field, pointers to each value."""
+    model = type(rows[0])
+    keys = list(model.model_fields)
+    columns = [Column(_title(k), _meaning(model, k), f"/{field}/*/{k}") for k in keys]
+    body = []
+    for i, r in enumerate(rows):
+        body.append((i, [_value(getattr(r, k), None, k) for k in keys]))
+    return table(columns, body, name=field)
+
+
+def _any(field: str, value: Any) -> str:
+    """A field of the report this page has no section for, shown as it is."""
+    if isinstance(value, list) and value and all(isinstance(v, BaseModel) for v in value):
+        return f"<h3>{text(_title(field))}</h3>" + _models_table(field, value)
+    if isinstance(value, BaseModel):
+        cells = [
+            (_title(k), num(v, pointer(field, k)) if _is_num(v) else label(v)) for k, v in value
+        ]
+        return f"<h3>{text(_title(field))}</h3>" + facts(cells, field)
+    return facts([(_title(field), _value(value, pointer(field), field))], field)
+
+
+def _is_num(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _value(value: object, key: str | None, field: str) -> Cell:
+    """A figure of the report as a cell: bytes for a field that says so, a count for a
+    number, "none" for null, else the text."""
+    if value is None:
+        return label("none")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return nbytes(value, key) if "bytes" in field else num(value, key)
+    return label(", ".join(map(str, value)) if isinstance(value, list) else str(value))
