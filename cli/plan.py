@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -12,6 +14,7 @@ import typer
 from .errors import handle_errors
 
 if TYPE_CHECKING:
+    from placement.model.assignment import PartitionAssignment
     from placement.model.planview import PlanView
 
 INT64_MAX = 2**63 - 1  # as placement.model.kafka, without importing it for --help
@@ -130,10 +133,57 @@ def show(
         ShowFormat,
         typer.Option("--format", help="text, or json (schema: `mrc-plan schema plan-view`)."),
     ] = ShowFormat.TEXT,
+    report: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            help="Also write an offline HTML page (FILE.html): the batches on a timeline, "
+            "the broker that bounds each, the totals next to the lower bound.",
+        ),
+    ] = None,
 ) -> None:
     """Print what a plan does: per batch the partitions, replicas added, data, the brokers
     that send and receive, and the ETA under the throttle."""
+    from placement.io.outputs import Outputs
+
+    from .outputs import report as report_outputs
+
+    outputs = Outputs.of([("PATH", path)])
+    page = outputs.add("--report", report) if report is not None else None
+    with outputs:
+        shown = _read(path)
+        if page is not None:
+            from placement.html.plan import render_plan
+
+            page.write(render_plan(shown.view()))
+        written = outputs.commit()
+    report_outputs(outputs, written)
+    if format is ShowFormat.JSON:
+        from placement.diagnostics.jsonout import report_json
+
+        sys.stdout.write(report_json(shown.view()))
+    else:
+        shown.text()
+
+
+@dataclass
+class _Shown:
+    """What `plan show` read: its JSON view (made once, for --format json and --report)
+    and its text."""
+
+    make_view: Callable[[], PlanView]
+    text: Callable[[], None]
+    _view: PlanView | None = None
+
+    def view(self) -> PlanView:
+        if self._view is None:
+            self._view = self.make_view()
+        return self._view
+
+
+def _read(path: Path) -> _Shown:
     from placement.errors import InputError
+    from placement.io.summary import batches_view, read_summary
 
     try:
         is_dir = path.is_dir()
@@ -145,46 +195,34 @@ def show(
             raise InputError(
                 str(path), "no summary.json here", "pass an --out-dir written by `assign`"
             )
-        from placement.io.summary import batches_view, read_summary
-
         doc = read_summary(summary_path)
-        if format is ShowFormat.JSON:
-            _print_json(batches_view(doc, path))
-        else:
-            show_summary(doc, path)
-        return
-    _show_file(path, format)
+        return _Shown(lambda: batches_view(doc, path), lambda: show_summary(doc, path))
+    return _read_file(path)
 
 
-def _print_json(view: PlanView) -> None:
-    from placement.diagnostics.jsonout import report_json
-
-    sys.stdout.write(report_json(view))
-
-
-def _show_file(path: Path, format: ShowFormat) -> None:
-    from collections import Counter
-
-    from rich.console import Console
-
+def _read_file(path: Path) -> _Shown:
     from placement.io.reassignment import read_reassignment
     from placement.io.summary import batches_view, read_summary, reassignment_view
-
-    from .render import cell
 
     entries = read_reassignment(path)  # strictly, even when the summary describes it
     summary = path.parent / "summary.json"
     if summary.is_file():  # one batch of an --out-dir: its row of the summary
         doc = read_summary(summary)
         if any(path.name in (b["file"], b["rollback"]) for b in doc["batches"]):
-            if format is ShowFormat.JSON:
-                _print_json(batches_view(doc, path.parent, only=path.name))
-            else:
-                show_summary(doc, path.parent, only=path.name)
-            return
-    if format is ShowFormat.JSON:
-        _print_json(reassignment_view(path, entries))
-        return
+            return _Shown(
+                lambda: batches_view(doc, path.parent, only=path.name),
+                lambda: show_summary(doc, path.parent, only=path.name),
+            )
+    return _Shown(lambda: reassignment_view(path, entries), lambda: _show_entries(path, entries))
+
+
+def _show_entries(path: Path, entries: list[PartitionAssignment]) -> None:
+    from collections import Counter
+
+    from rich.console import Console
+
+    from .render import cell
+
     per_broker = Counter(b for a in entries for b in a.replicas)
     console = Console(highlight=False, soft_wrap=True)
     console.print(

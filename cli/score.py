@@ -49,6 +49,14 @@ def score(
             "many brokers, most changed first (0: none; the JSON report has every broker).",
         ),
     ] = 20,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            help="Also write an offline HTML page (FILE.html): the plans side by side, the "
+            "load per rack before and after, every broker. With --out: both or neither.",
+        ),
+    ] = None,
 ) -> None:
     """Score the snapshot as it stands and after each plan, best plan first.
 
@@ -71,6 +79,7 @@ def score(
 
     outputs = Outputs.of([("--snapshot", snapshot), *(("--plan", p) for p in plan or [])])
     report_out = outputs.add("--out", out) if out is not None else None
+    page = outputs.add("--report", html) if html is not None else None
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     with outputs, err.status("scoring") as status:
         report = run_score(
@@ -83,6 +92,11 @@ def score(
         text = report_json(report)
         if report_out is not None:
             report_out.write(text)
+        if page is not None:
+            from placement.html.score import render_score
+
+            status.update("writing the HTML report")
+            page.write(render_score(report, source=f"snapshot {snapshot}; plans best first"))
         written = outputs.commit()
     report_outputs(outputs, written)
     if format is ScoreFormat.JSON:
