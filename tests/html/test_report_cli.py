@@ -1,0 +1,95 @@
+"""`--report FILE.html` on the command line: written with the other outputs (atomically,
+never over an input, nothing left behind on failure), and on a real Spark run its figures
+are those of the JSON report of that run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _dom import figures, mismatches
+from typer.testing import Result
+
+Cli = Callable[..., Result]
+
+
+@pytest.mark.spark
+def test_a_real_score_run_writes_the_json_and_the_page_alike(
+    spark: Any, cli: Cli, synth_snapshot: Callable[..., Path], tmp_path: Path
+) -> None:
+    sizes = {"brokers": 12, "racks": 3, "topics": 4, "per_topic": 20}
+    snap = synth_snapshot(tmp_path / "snap", "--violations", "0.1", "--seed", "4", **sizes)
+    plan = tmp_path / "drain.json"
+    r = cli(["assign", "--current", snap, "--drain", "1", "--out", plan])
+    assert r.exit_code == 0, r.output
+    out, page = tmp_path / "score.json", tmp_path / "score.html"
+    r = cli(["score", "--snapshot", snap, "--plan", plan, "--master", "local[2]",
+             "--out", out, "--report", page])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert f"wrote {page}" in r.stderr
+    doc, html = json.loads(out.read_text()), page.read_text()
+    found = figures(html)
+    assert {"/plans/0/score", "/plans/0/bytes_to_move", "/baseline/violations"} <= {
+        k for k, _, _ in found
+    }
+    assert mismatches(doc, found) == []
+
+
+@pytest.fixture
+def batches(cli: Cli, synth_snapshot: Callable[..., Path], tmp_path: Path) -> Path:
+    snap = synth_snapshot(tmp_path / "snap", brokers=9, topics=3, per_topic=12)
+    out = tmp_path / "batches"
+    r = cli(["assign", "--current", snap, "--drain", "1", "--out-dir", out,
+             "--batch-size", "4", "--throttle", "10MB"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    return out
+
+
+def test_plan_show_writes_the_page_beside_its_usual_output(
+    cli: Cli, batches: Path, tmp_path: Path
+) -> None:
+    page = tmp_path / "plan.html"
+    r = cli(["plan", "show", batches, "--report", page])
+    assert r.exit_code == 0, r.output
+    assert "plan-0001.json" in r.stdout and f"wrote {page}" in r.stderr
+    r = cli(["plan", "show", batches, "--format", "json"])
+    assert mismatches(json.loads(r.stdout), figures(page.read_text())) == []
+    one = tmp_path / "one.html"
+    r = cli(["plan", "show", batches / "plan-0001.json", "--report", one])
+    assert r.exit_code == 0, r.output
+    assert 'data-k="/batches/*/partitions"' in one.read_text()
+
+
+@pytest.mark.parametrize("target", ["summary.json", "plan-0001.json"])
+def test_plan_show_never_writes_the_page_over_its_input(
+    cli: Cli, batches: Path, target: str
+) -> None:
+    before = (batches / target).read_bytes()
+    source = batches if target == "summary.json" else batches / target
+    r = cli(["plan", "show", source, "--report", batches / target])
+    assert r.exit_code == 2, r.output
+    assert "--report" in r.stderr
+    assert (batches / target).read_bytes() == before
+
+
+def test_a_failed_drawing_leaves_nothing_and_keeps_the_old_page(
+    batches: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from mrc_plan_cli.main import app
+
+    page = tmp_path / "plan.html"
+    page.write_text("the page of an earlier run")
+
+    def broken(*_: object) -> str:
+        raise RuntimeError("drawing failed")
+
+    monkeypatch.setattr("placement.html.plan.render_plan", broken)
+    result = CliRunner().invoke(app, ["plan", "show", str(batches), "--report", str(page)])
+    assert result.exit_code != 0
+    assert page.read_text() == "the page of an earlier run"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
