@@ -28,7 +28,9 @@ from typing import Any
 from harness import ROOT
 
 # the default set, in this order
-BENCHMARKS = ["validate", "synth", "assign", "rebalance", "quality", "score", "simulate", "logdirs"]
+BENCHMARKS = [
+    "validate", "synth", "assign", "rebalance", "quality", "score", "simulate", "logdirs", "report",
+]  # fmt: skip
 
 OUT = ROOT / "bench" / "out" / "results.json"
 

@@ -1,0 +1,114 @@
+"""report: the HTML reports at 1,000 brokers / 1,000,000 partitions: size and render time.
+
+Generates a snapshot (`mrc-plan snapshot synth`, 10 racks), a plan moving one replica of
+every 10th partition (100,000; `bench_score.make_plan`) and a repair of the snapshot's
+policy breaches in batches (`assign --out-dir --max-moves-per-broker 5 --throttle 100MB`).
+Then, each as its own process:
+- `mrc-plan score --plan PLAN --master local[2] --out JSON --report HTML`;
+- `mrc-plan plan show DIR --report HTML` (wall time, start-up included);
+and, in this process, the page alone drawn again from the JSON report of that same run
+(median of 3, matplotlib already imported). Goal: each page at most 5 MiB, small enough to
+mail. The score page must hold the JSON report's figures (checked on a sample).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench_score import make_plan, run_sampled
+from harness import ROOT, clean_env, cli, result
+
+BROKERS, RACKS, TOPICS, PER_TOPIC = 1_000, 10, 1_000, 1_000
+SIZE_GOAL_MIB = 5.0
+MIB = 2**20
+
+
+def _render_seconds(render: Callable[[], str]) -> float:
+    render()  # the first draw imports matplotlib
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        render()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def run() -> list[dict[str, Any]]:
+    sys.path.insert(0, str(ROOT))
+    from placement.html.plan import render_plan
+    from placement.html.score import render_score
+    from placement.model.planview import PlanView
+    from placement.score.report import ScoreReport
+
+    with tempfile.TemporaryDirectory(prefix="mrc-bench-report-") as tmp:
+        t = Path(tmp)
+        snap, plan, batches = t / "snap", t / "plan.json", t / "batches"
+        subprocess.run(
+            [
+                cli(), "snapshot", "synth", "--brokers", str(BROKERS), "--racks", str(RACKS),
+                "--topics", str(TOPICS), "--partitions-per-topic", str(PER_TOPIC),
+                "--violations", "0.01", "--seed", "1", "--out", str(snap),
+            ],
+            check=True, env=clean_env(), stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        moved = make_plan(snap, plan)
+        subprocess.run(
+            [
+                cli(), "assign", "--current", str(snap), "--out-dir", str(batches),
+                "--max-moves-per-broker", "5", "--throttle", "100MB",
+            ],
+            check=True, env=clean_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        score_html, score_json = t / "score.html", t / "score.json"
+        score_s, _ = run_sampled(
+            [
+                cli(), "score", "--snapshot", str(snap), "--plan", str(plan),
+                "--plan", str(batches / "plan-0001.json"), "--master", "local[2]",
+                "--out", str(score_json), "--report", str(score_html),
+            ]
+        )  # fmt: skip
+        show_html = t / "plan.html"
+        show_s, _ = run_sampled([cli(), "plan", "show", str(batches), "--report", str(show_html)])
+        view_json = subprocess.run(
+            [cli(), "plan", "show", str(batches), "--format", "json"],
+            check=True, env=clean_env(), capture_output=True, text=True,
+        ).stdout  # fmt: skip
+        report = ScoreReport.model_validate_json(score_json.read_text())
+        view = PlanView.model_validate_json(view_json)
+        page = score_html.read_text()
+        for j, p in enumerate(report.plans):  # a sample of the figures the page must hold
+            if f'data-v="{json.dumps(p.score)}" data-k="/plans/{j}/score"' not in page:
+                raise RuntimeError(f"the score page lacks plan {j}'s score {p.score}")
+        score_size, show_size = score_html.stat().st_size, show_html.stat().st_size
+        score_render = _render_seconds(
+            lambda: render_score(report, source=f"snapshot {snap}; plans best first")
+        )
+        show_render = _render_seconds(lambda: render_plan(view))
+    what = f"{BROKERS:,} brokers, {TOPICS * PER_TOPIC:,} partitions"
+    return [
+        result(
+            f"score --report: page size ({what}, 2 plans)",
+            score_size / MIB,
+            "MiB",
+            SIZE_GOAL_MIB,
+            f"plans: {moved:,} partitions moved, and the repair's first batch",
+        ),
+        result("score --report: drawing the page", score_render, "s", None, "median of 3"),
+        result("score --plan x2 --report, local[2], wall", score_s, "s", None, "Spark included"),
+        result(
+            f"plan show --report: page size ({len(view.batches):,} batches)",
+            show_size / MIB,
+            "MiB",
+            SIZE_GOAL_MIB,
+        ),
+        result("plan show --report: drawing the page", show_render, "s", None, "median of 3"),
+        result("plan show DIR --report, wall", show_s, "s", None, "start-up included"),
+    ]
