@@ -1,10 +1,12 @@
-"""`mrc-plan snapshot synth|show|from-describe` end to end."""
+"""`mrc-plan snapshot synth|show|from-describe|export` end to end."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from typer.testing import Result
 
 from placement.io.snapshot import read_snapshot
@@ -89,3 +91,76 @@ def test_export_round_trips_through_the_reassignment_reader(
     assert got == sorted((p["topic"], p["partition"], p["replicas"], p["observers"]) for p in parts)
     none = cli(["snapshot", "export", snap_dir, "--topic", "nope"])
     assert none.exit_code == 2
+
+
+def test_show_lists_the_violations_capped(
+    cli: Cli, synth_snapshot: Callable[..., Path], tmp_path: Path
+) -> None:
+    snap = synth_snapshot(
+        tmp_path / "snap", "--violations", "0.5", "--seed", "5", brokers=12, topics=10, per_topic=20
+    )
+    summary = cli(["snapshot", "show", snap, "--format", "json"])
+    assert summary.exit_code == 0, summary.output
+    broken = json.loads(summary.stdout)["violations"]
+    assert broken > 3
+    r = cli(["snapshot", "show", snap, "--violations", "--limit", "3"])
+    assert r.exit_code == 0, r.output
+    assert "what breaks the policy" in r.stdout
+    assert f"… and {broken - 3:,} more (--limit N lists more)" in r.stdout
+    listed = cli(["snapshot", "show", snap, "--violations", "--limit", "3", "--format", "json"])
+    report = json.loads(listed.stdout)
+    assert len(report["violations_listed"]) == 3
+    assert report["violations_not_listed"] == broken - 3
+    for v in report["violations_listed"]:
+        assert v["problems"]
+        assert v["replicas"][len(v["replicas"]) - len(v["observers"]) :] == v["observers"]
+
+
+def test_show_json_matches_its_schema(
+    cli: Cli, example_snapshot: Callable[[Path], Path], tmp_path: Path
+) -> None:
+    """examples/describe.txt: orders-1 holds 3 sync replicas in us-west, orders-2 is offline
+    and legacy-events-1 under-replicated."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "schemas" / "snapshot-summary.schema.json").read_text())
+    snap = example_snapshot(tmp_path / "snap")
+    plain = json.loads(cli(["snapshot", "show", snap, "--format", "json"]).stdout)
+    jsonschema.validate(plain, schema)
+    assert plain["violations_listed"] is None
+    assert (plain["violations"], plain["offline"], plain["under_min_isr"]) == (1, 1, 0)
+    assert plain["under_replicated"] == 1
+    assert sum(r["brokers"] for r in plain["racks"]) == plain["brokers"] == 11
+    full = json.loads(cli(["snapshot", "show", snap, "--violations", "--format", "json"]).stdout)
+    jsonschema.validate(full, schema)
+    (v,) = full["violations_listed"]
+    assert (v["topic"], v["partition"], v["replicas"], v["observers"]) == (
+        "orders",
+        1,
+        [2, 3, 4, 10],
+        [10],
+    )
+    assert v["problems"] == [
+        'rack "us-west": 3 sync replicas, the policy wants 2',
+        'rack "us-east": 0 sync replicas, the policy wants 1',
+    ]
+    assert full["violations_not_listed"] == 0
+    rows = {ln.rsplit(maxsplit=1)[0].strip(): ln.split()[-1] for ln in _lines(snap, cli)}
+    assert rows["partitions breaking their policy"] == "1"
+    assert rows["partitions offline"] == "1"
+    assert rows["partitions under min ISR"] == "0"
+    assert rows["partitions under-replicated"] == "1"
+
+
+def _lines(snap: Path, cli: Cli) -> list[str]:
+    return [ln for ln in cli(["snapshot", "show", snap]).stdout.splitlines() if "partitions " in ln]
+
+
+def test_show_violations_when_there_are_none(
+    cli: Cli, synth_snapshot: Callable[..., Path], tmp_path: Path
+) -> None:
+    snap = synth_snapshot(tmp_path / "snap")
+    r = cli(["snapshot", "show", snap, "--violations"])
+    assert r.exit_code == 0, r.output
+    assert "no partition breaks its policy" in r.stdout
+    bad = cli(["snapshot", "show", snap, "--violations", "--limit", "0"])
+    assert bad.exit_code == 2

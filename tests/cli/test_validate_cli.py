@@ -839,3 +839,133 @@ def test_a_policy_keeps_its_own_syntax_hints(tmp_path: Path, cli: Callable[..., 
     hints = {Path(f["path"]).name: f["diagnostics"][0]["hint"] for f in json.loads(out)["files"]}
     assert hints["empty.json"].startswith("a placement policy needs at least")
     assert "Confluent's documentation uses //" in hints["sketch.json"]
+
+
+# -- the audit of a cluster's state (MRC9xx) ---------------------------------------
+
+DESCRIBED = REPO / "tests" / "fixtures" / "describe"
+AUDITED = [DESCRIBED / "policy-changed.txt", DESCRIBED / "under-min-isr.txt"]
+INVENTORY = ["--inventory", EXAMPLES / "inventory.json"]
+TEXT_FINDING = re.compile(r"^  (.+):(\d+):(\d+): (error|warning) (MRC\d{3}) \[")
+JUNIT_FINDING = re.compile(r"^(.+):(\d+):(\d+): (error|warning) (MRC\d{3}) \[", re.M)
+
+Where = set[tuple[str, int, int, str]]
+
+
+def _where(fmt: str, out: str) -> Where:
+    """(file, line, column, code) of every finding a report in ``fmt`` shows."""
+    if fmt == "json":
+        return {
+            (d["file"], d["line"], d["column"], d["code"])
+            for f in json.loads(out)["files"]
+            for d in f["diagnostics"]
+        }
+    if fmt == "sarif":
+        (run,) = json.loads(out)["runs"]
+        found = set()
+        for r in run["results"]:
+            (loc,) = r["locations"]
+            region = loc["physicalLocation"]["region"]
+            uri = loc["physicalLocation"]["artifactLocation"]["uri"]
+            found.add((uri, region["startLine"], region["startColumn"], r["ruleId"]))
+        return found
+    if fmt == "github":
+        matches = [GH_ANNOTATION.match(line) for line in out.splitlines() if line[:2] == "::"]
+        return {(m[2], int(m[3]), int(m[4]), m[5].split()[0]) for m in matches if m}
+    if fmt == "junit":
+        root = ET.fromstring(out.encode())
+        text = "\n".join(
+            node.text or "" for node in root.iter() if node.tag in ("failure", "system-out")
+        )
+        return {(m[1], int(m[2]), int(m[3]), m[5]) for m in JUNIT_FINDING.finditer(text)}
+    matches = [TEXT_FINDING.match(line) for line in out.splitlines()]
+    return {(m[1], int(m[2]), int(m[3]), m[5]) for m in matches if m}
+
+
+@pytest.mark.parametrize("fmt", ["text", "github", "sarif", "junit"])
+def test_every_format_points_at_the_partition_lines(cli: Cli, fmt: str) -> None:
+    """The audit's findings carry their describe line and the column of the field they are
+    about, in every report format, as the JSON report has them."""
+    reference = cli(["validate", *AUDITED, *INVENTORY, "--format", "json"])
+    assert reference.exit_code == 1
+    want = _where("json", reference.stdout)
+    assert {code for *_, code in want} == {"MRC901", "MRC902", "MRC903", "MRC904"}
+    lines = (DESCRIBED / "policy-changed.txt").read_text().splitlines()
+    replicas = lines[6].index("Replicas: ") + len("Replicas: ") + 1
+    assert (str(AUDITED[0]), 7, replicas, "MRC901") in want
+    result = cli(["validate", *AUDITED, *INVENTORY, "--format", fmt])
+    assert result.exit_code == 1
+    assert _where(fmt, result.stdout) == want
+
+
+def test_the_audit_report_matches_the_schema(cli: Cli) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((REPO / "schemas" / "diagnostics.schema.json").read_text())
+    jsonschema.validate(
+        report_json(cli(["validate", *AUDITED, *INVENTORY, "--format", "json"])), schema
+    )
+
+
+def test_without_an_inventory_the_placement_is_not_checked_and_a_note_says_so(cli: Cli) -> None:
+    result = cli(["validate", AUDITED[0], "--format", "json"])
+    assert result.exit_code == 0  # every partition of it is in sync
+    assert codes(report_json(result)) == []
+    (note,) = result.stderr.splitlines()
+    assert note.startswith(f"note: {AUDITED[0]}:") and "pass --inventory" in note
+    # the state rules need no racks
+    result = cli(["validate", *AUDITED, "--format", "json"])
+    assert result.exit_code == 1
+    assert set(codes(report_json(result))) == {"MRC902", "MRC903", "MRC904"}
+    assert len(result.stderr.splitlines()) == 1
+    assert cli(["validate", AUDITED[0], *INVENTORY]).stderr == ""
+
+
+def test_under_replicated_alone_passes_unless_strict(cli: Cli, tmp_path: Path) -> None:
+    lines = (DESCRIBED / "under-min-isr.txt").read_text().splitlines(keepends=True)
+    only = tmp_path / "describe.txt"
+    # orders alone, with partition 2 back to 2 in sync: 5 and 6 still out
+    only.write_text("".join(lines[:4]).replace("Isr: 3\t", "Isr: 3,4\t"))
+    result = cli(["validate", only, *INVENTORY, "--format", "json"])
+    assert result.exit_code == 0
+    assert codes(report_json(result)) == ["MRC904", "MRC904"]
+    assert cli(["validate", only, *INVENTORY, "--strict"]).exit_code == 1
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "github", "sarif", "junit"])
+def test_a_snapshot_is_audited_at_its_rows(
+    cli: Cli, example_snapshot: Callable[[Path], Path], tmp_path: Path, fmt: str
+) -> None:
+    """examples/describe.txt as a snapshot: its rows are sorted by topic and partition
+    (legacy-events 0-1, orders 0-2); its own brokers table gives the racks."""
+    snap = example_snapshot(tmp_path / "snap")
+    table = str(snap / "partitions" / "part-00000.parquet")
+    result = cli(["validate", snap, "--format", fmt])
+    assert result.exit_code == 1
+    assert _where(fmt, result.stdout) == {
+        (table, 2, 1, "MRC904"),  # legacy-events-1: 8 out of the ISR
+        (table, 4, 1, "MRC901"),  # orders-1: 3 sync replicas in us-west
+        (table, 5, 1, "MRC902"),  # orders-2: no leader
+    }
+    assert cli(["validate", snap, *INVENTORY, "--format", fmt]).stdout == result.stdout
+
+
+def test_a_large_snapshot_lists_the_cap_and_counts_the_rest(
+    cli: Cli, synth_snapshot: Callable[..., Path], tmp_path: Path
+) -> None:
+    snap = synth_snapshot(
+        tmp_path / "snap", "--violations", "0.5", "--seed", "3", topics=20, per_topic=50
+    )
+    result = cli(["validate", snap, "--format", "json"])
+    assert result.exit_code == 1
+    (partitions,) = [f for f in report_json(result)["files"] if "partitions" in f["path"]]
+    diags = partitions["diagnostics"]
+    assert len(diags) == 101
+    assert [d["code"] for d in diags].count("MRC901") == 100
+    (more,) = [d for d in diags if d["code"] == "MRC801"]
+    shown = cli(["snapshot", "show", snap, "--format", "json"])
+    broken = json.loads(shown.stdout)["violations"]
+    assert broken > 100
+    assert (
+        f"{broken - 100:,} more finding(s) not shown ({broken - 100:,} error(s)"
+        in (more["message"])
+    )
