@@ -202,12 +202,14 @@ def _definitions(report: ScoreReport) -> str:
         f"<dt>{text(what)}</dt><dd>{text(meaning)}</dd>" for what, meaning in DEFINITIONS.items()
     )
     unsized = report.snapshot.partitions_without_size
-    note = (
-        f'<p class="note">{unsized:,} partitions have no size: bytes per broker count only '
-        "the others.</p>"
-        if unsized and _sizes_known(report)
-        else ""
-    )
+    note = ""
+    if not _sizes_known(report):
+        note = '<p class="note">No partition has a size: bytes per broker are left out.</p>'
+    elif unsized:
+        note = (
+            f'<p class="note">{unsized:,} partitions have no size: bytes per broker count '
+            "only the others.</p>"
+        )
     return f'<dl class="legend" data-legend="definitions">{items}</dl>{note}'
 
 
@@ -251,6 +253,8 @@ def _states(report: ScoreReport, names: list[str]) -> list[tuple[str, Sequence[B
 
 def _racks(report: ScoreReport, names: list[str]) -> list[str]:
     racks = _racks_of(report.baseline.brokers)
+    if not racks:
+        return [paragraph("The snapshot lists no broker.")]
     states = _states(report, names)
     metrics = [m for m in METRICS if m != "bytes" or _sizes_known(report)]
     columns = [

@@ -82,7 +82,7 @@ def test_the_dom_holds_the_json_reports_figures(
 ) -> None:
     found = [tuple(f) for f in visits[kind].page.evaluate(DOM_FIGURES_JS)]
     assert len(found) > 20
-    assert mismatches(reports[kind].doc, found) == []  # type: ignore[arg-type]
+    assert mismatches(reports[kind].doc, found) == []
 
 
 def test_a_click_sorts_a_table_and_a_second_reverses_it(visits: dict[str, Visit]) -> None:

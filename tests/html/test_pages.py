@@ -264,3 +264,19 @@ def test_the_report_writes_nothing_when_drawing_fails(
     result = CliRunner().invoke(app, [*args, "--report", str(tmp_path / "s.html")])
     assert result.exit_code != 0
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_the_snapshot_alone_and_without_sizes() -> None:
+    """No plan: the page shows the snapshot as it stands; no size at all: no byte figure
+    per broker (they would all read 0)."""
+    real = ScoreReport.model_validate_json(SCORE_FIXTURE.read_text())
+    alone = real.model_copy(update={"plans": []})
+    page = render_score(alone)
+    assert "No plan was given" in page
+    assert mismatches(alone.model_dump(mode="json"), figures(page)) == []
+    snap = real.snapshot.model_copy(update={"partitions_without_size": real.snapshot.partitions})
+    unsized = real.model_copy(update={"snapshot": snap})
+    page = render_score(unsized)
+    assert "No partition has a size" in page
+    assert not [k for k, _, _ in figures(page) if "/bytes" in k and "/brokers/" in k]
+    assert 'data-k="/baseline/balance/bytes/min"' not in page

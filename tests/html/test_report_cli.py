@@ -93,3 +93,42 @@ def test_a_failed_drawing_leaves_nothing_and_keeps_the_old_page(
     assert result.exit_code != 0
     assert page.read_text() == "the page of an earlier run"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def _page_and_json(cli: Cli, target: Path, page: Path) -> tuple[str, dict[str, Any]]:
+    r = cli(["plan", "show", target, "--format", "json", "--report", page])
+    assert r.exit_code == 0, r.output
+    html, doc = page.read_text(), json.loads(r.stdout)
+    assert mismatches(doc, figures(html)) == []
+    return html, doc
+
+
+def test_unknown_sizes_show_as_unknown_and_the_chart_counts_replicas(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """The example cluster has no sizes: every byte figure of the plan is unknown, never
+    0 B."""
+    out = tmp_path / "batches"
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    r = cli(["assign", "--inventory", examples / "inventory-expanded.json", "--rebalance",
+             "--topics", examples / "topics.json", "--current", examples / "describe.txt",
+             "--out-dir", out, "--batch-size", "2"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    html, doc = _page_and_json(cli, out, tmp_path / "plan.html")
+    assert doc["total"]["bytes"] is None
+    assert 'data-v="null" data-k="/total/bytes" class="n">unknown<' in html
+    assert "replicas added per batch" in html
+    data = [text for key, _, text in figures(html) if key.endswith("/bytes")]
+    assert data and set(data) == {"unknown"}
+
+
+def test_a_lone_reassignment_file_gives_what_it_lists(cli: Cli, tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    entries = [
+        {"topic": "orders", "partition": 0, "replicas": [1, 2, 3], "log_dirs": ["any"] * 3},
+        {"topic": "audit", "partition": 0, "replicas": [4, 1], "log_dirs": ["any"] * 2},
+    ]
+    plan.write_text(json.dumps({"version": 1, "partitions": entries}))
+    html, doc = _page_and_json(cli, plan, tmp_path / "plan.html")
+    assert doc["kind"] == "reassignment"
+    assert 'data-k="/reassignment/replicas" class="n">5<' in html
