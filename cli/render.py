@@ -46,9 +46,12 @@ STYLE = {"error": "bold red", "warning": "bold yellow"}  # by Severity value
 @lru_cache(maxsize=64)
 def _lines(path: str) -> list[str]:
     try:
-        text = Path(path).read_text(encoding="utf-8-sig", errors="replace")
+        data = Path(path).read_bytes()
     except OSError:
         return []
+    if b"\0" in data:  # a binary file (a snapshot's Parquet): its "lines" are rows, no text
+        return []
+    text = data.decode("utf-8-sig", errors="replace")
     # the same line ends as placement.io.positions.LineIndex (splitlines knows more)
     return _LINE_END.split(text)
 

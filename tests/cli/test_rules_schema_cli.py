@@ -95,7 +95,8 @@ def test_schema_prints_the_checked_in_file(cli: Cli, name: str) -> None:
 
 
 def test_schema_names_match_the_library() -> None:
-    assert list(SCHEMAS) == [
+    """The first seven, in their order; later ones follow them."""
+    assert list(SCHEMAS)[:7] == [
         "placement",
         "inventory",
         "topics",
@@ -104,6 +105,7 @@ def test_schema_names_match_the_library() -> None:
         "simulate-report",
         "rules",
     ]
+    assert len(set(SCHEMAS)) == len(SCHEMAS)
 
 
 def test_cli_choices_are_the_registries() -> None:

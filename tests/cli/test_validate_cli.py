@@ -969,3 +969,14 @@ def test_a_large_snapshot_lists_the_cap_and_counts_the_rest(
         f"{broken - 100:,} more finding(s) not shown ({broken - 100:,} error(s)"
         in (more["message"])
     )
+
+
+def test_findings_in_a_snapshot_show_no_excerpt_of_its_parquet(
+    cli: Cli, example_snapshot: Callable[[Path], Path], tmp_path: Path
+) -> None:
+    """A row of a Parquet file is no line of text: the text report quotes none (it used
+    to print the file's bytes, escaped, under each finding)."""
+    snap = example_snapshot(tmp_path / "snap")
+    out = cli(["validate", snap, "--format", "text"]).stdout
+    assert "MRC901" in out and "part-00000.parquet:4:1" in out
+    assert "PAR1" not in out and "\\x00" not in out and " | " not in out
