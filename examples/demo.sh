@@ -91,9 +91,27 @@ show "${cmd[*]}"
 "${cmd[@]}" 2>&1 | grep -E '^(note: examples/log-dirs|replicas added)'
 echo "(the notes: log dirs that reported an error, a move between log dirs in flight, replicas that disagree)"
 
-if [[ $good -ne 0 || $broken -ne 1 || $sim -ne 1 ]]; then
+step "9. Audit a cluster's state: partitions breaking their policy, offline, under min ISR"
+cmd=(mrc-plan validate examples/describe-drifted.txt --inventory examples/inventory.json
+     --format text)
+show "${cmd[*]}"
+audit=0
+"${cmd[@]}" || audit=$?
+echo "exit code $audit: the cluster itself fails the gate (orders moved to a new policy, no data moved yet)"
+
+step "10. The snapshot as the one source: a policy change, with the config commands to run first"
+mrc-plan snapshot from-describe examples/describe.txt --inventory examples/inventory.json \
+    --sizes examples/sizes.csv --out "$tmp/snap" >/dev/null 2>&1
+cmd=(mrc-plan assign --current "$tmp/snap" --topics examples/topics-changes.json
+     --out "$tmp/change.json" --policy-dir "$tmp/policies")
+show "${cmd[*]}"
+"${cmd[@]}" 2>&1 | grep -E '^(policy changes|  |partitions changed|replicas added)'
+show "grep -- --alter $tmp/policies/policy-changes.sh"
+grep -- --alter "$tmp/policies/policy-changes.sh"
+
+if [[ $good -ne 0 || $broken -ne 1 || $sim -ne 1 || $audit -ne 1 ]]; then
     echo >&2
-    echo "demo: FAILED: expected exit codes 0, 1 and 1, got $good, $broken and $sim" >&2
+    echo "demo: FAILED: expected exit codes 0, 1, 1 and 1, got $good, $broken, $sim and $audit" >&2
     exit 1
 fi
 printf '\nNext: mrc-plan rules (all rules), mrc-plan assign --help, mrc-plan simulate --help, README.md.\n'
