@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from _violation_cases import CASES, Case, case_snapshot
 
-from placement.snapshot.facts import violation_mask
+from placement.rules.partitions import violation_mask
 
 BY_ID = pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 

@@ -39,7 +39,7 @@ from placement.io.reassignment import PlanFile, read_plan_file
 from placement.io.snapshot import Snapshot
 from placement.model.assignment import Key, PartitionAssignment
 from placement.plan.checker import PlanCheckError, check_form
-from placement.snapshot.facts import violation_mask
+from placement.rules.partitions import violation_mask
 
 IDS = pa.list_(pa.int32())
 

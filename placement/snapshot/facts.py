@@ -25,8 +25,8 @@ from placement.rules.partitions import (
     isr_state,
     lookup_ids,
     topic_policies,
+    violation_mask,
 )
-from placement.rules.partitions import violation_mask as violation_mask  # where callers find it
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from placement.io.reassignment import read_reassignment, render_reassignment
 from placement.io.snapshot import read_snapshot
 from placement.model.assignment import PartitionAssignment as PA  # noqa: N817 - short rows
 from placement.plan.checker import check_form
+from placement.rules.partitions import violation_mask
 from placement.snapshot.apply import after
-from placement.snapshot.facts import violation_mask
 
 Cli = Callable[..., Result]
 Row = dict[str, Any]
