@@ -187,6 +187,19 @@ PolicyDirOpt = Annotated[
 ]
 
 
+ReportOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        help="Also write an offline HTML page of the plan (FILE.html): every figure next "
+        "to its lower bound; per rack, replicas, bytes and preferred leaders per broker "
+        "before and after; the bytes from rack to rack; with --out-dir, the batches on a "
+        "timeline. It must lie outside --out-dir, which is replaced whole.",
+        show_default=False,
+    ),
+]
+
+
 class SummaryFormat(StrEnum):
     TEXT = "text"
     JSON = "json"
@@ -256,6 +269,7 @@ def assign(
     batch_size: BatchSizeOpt = None,
     max_moves_per_broker: MovesOpt = None,
     throttle: ThrottleOpt = None,
+    html: ReportOpt = None,
 ) -> None:
     """Plan the fewest moves that meet every topic's placement policy.
 
@@ -264,7 +278,6 @@ def assign(
     --rebalance also evens out every rack. The plan is checked by an independent checker
     before anything is written.
     """
-    from placement.io.outputs import Outputs
     from placement.solver.cpsat import SolveParams
     from placement.solver.engine import Options
 
@@ -273,40 +286,93 @@ def assign(
     rate = _batch_flags(out_dir, batch_size, max_moves_per_broker, throttle)
     _sizes_flag(sizes, current)
     _summary_flags(policy_dir, current, format, out, out_dir)
-    # every output is checked before any work: none is an input, none shares a path
-    flags = ("--inventory", "--topics", "--current", "--sizes")
-    outputs = Outputs.of(zip(flags, (inventory, topics, current, sizes), strict=True))
-    files = (("--out", out), ("--rollback", rollback), ("--election", election))
-    named = {
-        flag: outputs.add(flag, path)
-        for flag, path in (*files, ("--summary", summary_path))
-        if path is not None
-    }
-    dir_out = outputs.add_dir("--out-dir", out_dir, marker="summary.json") if out_dir else None
+    files = {"--out": out, "--rollback": rollback, "--election": election}
+    files |= {"--summary": summary_path, "--report": html}
+    outputs, named, dir_out = _outputs((inventory, topics, current, sizes), files, out_dir)
     if policy_dir is not None:
         named["--policy-dir"] = _policy_output(outputs, policy_dir)
     params = SolveParams(time_limit=time_limit, seed=seed, workers=1)
     options = Options(rebalance, balance_leaders, tolerance, max_disk_usage, params)
     with outputs:
         outcome, known = _plan(inventory, topics, root, (current, sizes), drain, exclude, options)
-        text = _write_files(outcome, named)
         batches = None
         if dir_out is not None:
             batches = _write_batches(
                 dir_out, outcome, known, batch_size, max_moves_per_broker, rate
             )
+        summary = _summary(outcome, batches, out_dir)
+        text = _write_files(outcome, summary, named, _source(current, drain, exclude, options))
         written = outputs.commit()
     if text is not None and out is None and out_dir is None:
         # after the files: a plan is never printed when its rollback could not be written
         sys.stdout.write(text)  # with --out-dir, the batches are the output
-    _show(outcome, format, policy_dir)
+    _show(outcome, summary, format, policy_dir)
     report(outputs, written)
     if batches is not None and out_dir is not None:
-        from placement.plan.batches import summary
-
         from .plan import show_summary
 
-        show_summary(summary(batches, rate), out_dir, stderr=True)
+        show_summary(batches, out_dir, stderr=True)
+
+
+def _outputs(
+    inputs: tuple[Path | None, ...], files: dict[str, Path | None], out_dir: Path | None
+) -> tuple[Any, dict[str, Any], Any]:
+    """Every output, checked before any work: none is an input, none shares a path, none
+    (--report included) lies inside --out-dir. The outputs, the files by flag, the
+    directory's."""
+    from placement.io.outputs import Outputs
+
+    _report_outside(files.get("--report"), out_dir)
+    flags = ("--inventory", "--topics", "--current", "--sizes")
+    outputs = Outputs.of(zip(flags, inputs, strict=True))
+    named = {flag: outputs.add(flag, path) for flag, path in files.items() if path is not None}
+    dir_out = outputs.add_dir("--out-dir", out_dir, marker="summary.json") if out_dir else None
+    return outputs, named, dir_out
+
+
+def _report_outside(page: Path | None, out_dir: Path | None) -> None:
+    """--report inside --out-dir, said plainly (`Outputs` refuses any output inside
+    another, links included; this names why)."""
+    if page is None or out_dir is None:
+        return
+    try:
+        inside = out_dir.resolve() in page.resolve().parents
+    except (OSError, RuntimeError):  # a loop of links, a name too long: Outputs names it
+        return
+    if inside:
+        from placement.errors import UsageError
+
+        raise UsageError(
+            f"--report {page} is inside --out-dir {out_dir}: that directory is replaced as "
+            "a whole and holds only the plan's files, so the page must lie outside it",
+            f"e.g. --report {out_dir.name or 'plan'}.html beside it",
+        )
+
+
+def _summary(outcome: Any, batches: dict[str, Any] | None, out_dir: Path | None) -> Any:
+    """The JSON summary, made once and only when asked for (--summary, --format json,
+    --report); with --out-dir it holds the batches as `plan show` reads them."""
+    from functools import cache
+
+    @cache
+    def make() -> Any:
+        view = None
+        if batches is not None and out_dir is not None:
+            from placement.io.summary import batches_view
+
+            view = batches_view(batches, out_dir)
+        return outcome.summary(view)
+
+    return make
+
+
+def _source(current: Path | None, drain: str | None, exclude: str | None, options: Any) -> str:
+    """How the run was asked for, under the page's title."""
+    parts = [f"--current {current}" if current is not None else "a fresh layout"]
+    parts += [f"{flag} {ids}" for flag, ids in (("--drain", drain), ("--exclude", exclude)) if ids]
+    modes = (("--rebalance", options.rebalance), ("--balance-leaders", options.balance_leaders))
+    parts += [flag for flag, on in modes if on]
+    return "assign " + " ".join(parts)
 
 
 def _summary_flags(
@@ -333,12 +399,12 @@ def _summary_flags(
         )
 
 
-def _show(outcome: Any, format: SummaryFormat, policy_dir: Path | None) -> None:
+def _show(outcome: Any, summary: Any, format: SummaryFormat, policy_dir: Path | None) -> None:
     """The summary: JSON on stdout, or text on stderr."""
     if format is SummaryFormat.JSON:
         from placement.diagnostics.jsonout import report_json
 
-        sys.stdout.write(report_json(outcome.summary()))
+        sys.stdout.write(report_json(summary()))
     else:
         summarize(outcome, policy_dir)
 
@@ -380,8 +446,9 @@ def _write_batches(
     max_moves_per_broker: int | None,
     rate: int | None,
 ) -> Any:
-    """Split the plan into batches, check them independently, stage the directory's files."""
-    from placement.plan.batches import render_files, split_checked
+    """Split the plan into batches, check them independently, stage the directory's
+    files. Returns their summary.json document."""
+    from placement.plan.batches import render_files, split_checked, summary
 
     batches = split_checked(
         outcome.plan,
@@ -391,7 +458,7 @@ def _write_batches(
         max_moves_per_broker=max_moves_per_broker,
     )
     dir_out.files(render_files(batches, rate))
-    return batches
+    return summary(batches, rate)
 
 
 def _batch_flags(
@@ -472,7 +539,9 @@ def _plan(
     return outcome, (state.sizes if state is not None else {})
 
 
-def _write_files(outcome: Any, named: dict[str, Any]) -> str | None:
+def _write_files(
+    outcome: Any, summary: Callable[[], Any], named: dict[str, Any], source: str
+) -> str | None:
     """Each named output holds this run's result, or no file at all (never an older
     plan). Returns the plan's text (None: nothing to do)."""
     from placement.diagnostics.jsonout import report_json
@@ -485,7 +554,8 @@ def _write_files(outcome: Any, named: dict[str, Any]) -> str | None:
         # the partitions the plan changes that exist already
         "--rollback": lambda: render_reassignment(outcome.rollback) if outcome.rollback else None,
         "--election": lambda: render_election(outcome.election) if outcome.election else None,
-        "--summary": lambda: report_json(outcome.summary()),
+        "--summary": lambda: report_json(summary()),
+        "--report": lambda: _page(summary(), source),
     }
     for flag, output in named.items():
         if flag == "--policy-dir":  # a directory of files
@@ -497,6 +567,12 @@ def _write_files(outcome: Any, named: dict[str, Any]) -> str | None:
         else:
             output.nothing()
     return text
+
+
+def _page(summary: Any, source: str) -> str:
+    from placement.html.assign import render_assign  # matplotlib: only for --report
+
+    return render_assign(summary, source=source)
 
 
 def summarize(outcome: Any, policy_dir: Path | None = None) -> None:

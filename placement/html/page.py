@@ -38,6 +38,13 @@ def pointer(*parts: str | int) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
+def rebase(html: str, root: str) -> str:
+    """``html`` drawn for one JSON document, shown for another that holds the first at
+    ``root`` (a pointer): every ``data-k`` gets that prefix. Text and attribute values are
+    escaped (a quote is ``&quot;``), so ``data-k="`` occurs in markup only."""
+    return html.replace(' data-k="/', f' data-k="{text(root)}/')
+
+
 # -- the figures as shown -------------------------------------------------------------------
 
 

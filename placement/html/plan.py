@@ -63,13 +63,28 @@ def render_plan(view: PlanView) -> str:
             )
         )
         return page.render()
-    page.add(facts(_totals(view), "total"))
-    starts = _starts(view.batches)
-    page.section("Timeline", *_timeline(view, starts), name="timeline")
-    page.section("Batches", _batch_table(view, starts), *_leaders(view), name="batches")
-    if view.kind == "batches":
-        page.section("Brokers over the whole plan", *_brokers(view), name="brokers")
+    page.add(totals(view))
+    for name, heading, parts in sections(view):
+        page.section(heading, *parts, name=name)
     return page.render()
+
+
+def totals(view: PlanView) -> str:
+    """The headline figures of batches: the throttle, and their totals and lower bound."""
+    return facts(_totals(view), "total")
+
+
+def sections(view: PlanView) -> list[tuple[str, str, list[str]]]:
+    """(name, heading, parts) of each section on batches, after `totals`: the timeline,
+    the batches and, for a whole directory, the brokers. `assign --report` shows them too."""
+    starts = _starts(view.batches)
+    out = [
+        ("timeline", "Timeline", _timeline(view, starts)),
+        ("batches", "Batches", [_batch_table(view, starts), *_leaders(view)]),
+    ]
+    if view.kind == "batches":
+        out.append(("brokers", "Brokers over the whole plan", _brokers(view)))
+    return out
 
 
 def _subtitle(view: PlanView) -> str:

@@ -15,7 +15,16 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from placement.html.charts import COLOURS, SERIES, axis_label, chart
+from placement.html.charts import (
+    COLOURS,
+    SERIES,
+    State,
+    axis_label,
+    by_rack,
+    chart,
+    draw_histogram,
+    draw_ranges,
+)
 from placement.html.page import (
     Cell,
     Column,
@@ -238,21 +247,13 @@ def _draw_plans(fig: Figure, report: ScoreReport, names: list[str]) -> None:
 # -- per rack ------------------------------------------------------------------------------
 
 
-def _racks_of(brokers: Sequence[BrokerLoad]) -> dict[str, list[int]]:
-    """Rack -> the indexes of its brokers (``-`` for brokers without a rack)."""
-    out: dict[str, list[int]] = {}
-    for i, b in enumerate(brokers):
-        out.setdefault(b.rack if b.rack is not None else "-", []).append(i)
-    return dict(sorted(out.items()))
-
-
 def _states(report: ScoreReport, names: list[str]) -> list[tuple[str, Sequence[BrokerLoad]]]:
     states: list[tuple[str, Sequence[BrokerLoad]]] = [("as it stands", report.baseline.brokers)]
     return states + [(n, p.brokers) for n, p in zip(names, report.plans, strict=True)]
 
 
 def _racks(report: ScoreReport, names: list[str]) -> list[str]:
-    racks = _racks_of(report.baseline.brokers)
+    racks = by_rack(b.rack for b in report.baseline.brokers)
     if not racks:
         return [paragraph("The snapshot lists no broker.")]
     states = _states(report, names)
@@ -288,79 +289,21 @@ def _racks(report: ScoreReport, names: list[str]) -> list[str]:
             "racks",
             "per rack: min-max range per broker, dot at the median",
             (width, height),
-            lambda f: _draw_ranges(f, report, racks, drawn, metrics),
+            lambda f: draw_ranges(f, racks, [_values(s, metrics) for s in drawn], metrics),
         ),
         chart(
             "histogram",
             "replicas per broker over every broker: how many brokers hold how many replicas",
             (9.0, 2.6),
-            lambda f: _draw_histogram(f, drawn),
+            lambda f: draw_histogram(f, [(n, [b.replicas for b in bs]) for n, bs in drawn]),
         ),
         table(columns, rows, name="racks"),
     ]
 
 
-def _draw_ranges(
-    fig: Figure,
-    report: ScoreReport,
-    racks: dict[str, list[int]],
-    states: list[tuple[str, Sequence[BrokerLoad]]],
-    metrics: list[str],
-) -> None:
-    axes = fig.subplots(len(metrics), 1, sharex=True, squeeze=False)[:, 0]
-    width = 0.8 / len(states)
-    for ax, metric in zip(axes, metrics, strict=True):
-        scale, unit = (2**30, " (GiB)") if metric == "bytes" else (1, "")
-        for s, (state, brokers) in enumerate(states):
-            xs, lows, highs, mids = [], [], [], []
-            for r, members in enumerate(racks.values()):
-                values = [getattr(brokers[i], metric) / scale for i in members]
-                xs.append(r - 0.4 + width * (s + 0.5))
-                lows.append(min(values))
-                highs.append(max(values))
-                mids.append(statistics.median(values))
-            colour = COLOURS["before"] if s == 0 else SERIES[(s - 1) % len(SERIES)]
-            ax.vlines(xs, lows, highs, colors=colour, linewidth=max(1.5, 40 * width / len(racks)))
-            ax.plot(xs, mids, "o", color="black", markersize=3)
-            ax.plot([], [], color=colour, linewidth=4, label=axis_label(state))
-        ax.set_ylabel(f"{metric} per broker{unit}")
-    axes[-1].set_xticks(range(len(racks)), [axis_label(r, 16) for r in racks])
-    if len(racks) > 8:
-        axes[-1].tick_params(axis="x", labelrotation=60)
-    axes[0].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
-
-
-def _draw_histogram(fig: Figure, states: list[tuple[str, Sequence[BrokerLoad]]]) -> None:
-    base = [b.replicas for b in states[0][1]]
-    panels = states[1:] or states[:1]
-    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
-    everything = [b.replicas for _, brokers in states for b in brokers] or [0]
-    low, high = min(everything), max(everything)
-    bins = max(1, min(40, high - low + 1))
-    for ax, (state, brokers) in zip(axes, panels, strict=True):
-        ax.hist(
-            base,
-            bins=bins,
-            range=(low, high + 1),
-            histtype="step",
-            color=COLOURS["before"],
-            linewidth=1.5,
-            label="as it stands",
-        )
-        if brokers is not states[0][1]:
-            ax.hist(
-                [b.replicas for b in brokers],
-                bins=bins,
-                range=(low, high + 1),
-                histtype="stepfilled",
-                alpha=0.6,
-                color=COLOURS["after"],
-                label="after",
-            )
-        ax.set_title(axis_label(state), fontsize=9)
-        ax.set_xlabel("replicas per broker")
-    axes[0].set_ylabel("brokers")
-    axes[0].legend(fontsize=8)
+def _values(state: tuple[str, Sequence[BrokerLoad]], metrics: list[str]) -> State:
+    name, brokers = state
+    return name, {m: [getattr(b, m) for b in brokers] for m in metrics}
 
 
 # -- rack failures --------------------------------------------------------------------------

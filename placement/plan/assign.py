@@ -14,11 +14,19 @@ from placement.errors import UsageError
 from placement.io.current import CurrentState
 from placement.io.inventory import LoadedInventory
 from placement.model.assignment import Key, PartitionAssignment
+from placement.model.planview import PlanView
 from placement.model.policy import PlacementPolicy
-from placement.plan.balance import Goal, RackBalance, balance_goals, movement
+from placement.plan.balance import Goal, RackBalance, balance_goals, movement, rack_flows
 from placement.plan.checker import PlanContext, verify_plan
 from placement.plan.policies import policy_changes
-from placement.plan.summary import AssignSummary, GoalFigure, PolicyChange, RackFigures
+from placement.plan.summary import (
+    AssignSummary,
+    BrokerFigures,
+    GoalFigure,
+    PolicyChange,
+    RackFigures,
+    RackFlow,
+)
 from placement.plan.topics import TopicSpec
 from placement.solver.capacity import bytes_held, check_capacity, disk_caps
 from placement.solver.core import LeaderStats
@@ -54,10 +62,13 @@ class AssignOutcome:
     brokers_from: Literal["inventory", "snapshot"] = "inventory"
     cluster_policies_known: bool = False  # --current holds the topics' policies
     policy_changes: list[PolicyChange] = field(default_factory=list)
+    brokers: list[BrokerFigures] = field(default_factory=list)  # every broker's load
+    flows: list[RackFlow] = field(default_factory=list)  # what each rack sends to each
 
-    def summary(self) -> AssignSummary:
-        """What `--summary` and `--format json` write: every figure the text summary
-        prints, the goals, and the policy changes."""
+    def summary(self, batches: PlanView | None = None) -> AssignSummary:
+        """What `--summary`, `--format json` and `--report` show: every figure the text
+        summary prints, the goals, the policy changes, every broker's load and the bytes
+        between racks; ``batches``: the split of an --out-dir, as `plan show` reads it."""
         ls = self.leader_stats
         changes = len(self.election)
         goals = [
@@ -105,6 +116,9 @@ class AssignOutcome:
             brokers_from=self.brokers_from,
             cluster_policies_known=self.cluster_policies_known,
             policy_changes=self.policy_changes,
+            brokers=self.brokers,
+            rack_to_rack=self.flows,
+            batches=batches,
         )
 
 
@@ -170,9 +184,7 @@ def assign(
     before = {a.key: a for a in managed}
     context = PlanContext(inv, in_use, before, drained, excluded, fresh or None, caps, sizes)
     verify_plan(plan, context)
-    goals, balance, lead_table = balance_goals(
-        inv, in_use, before, plan, drained, drained | excluded, caps, sizes
-    )
+    figures = balance_goals(inv, in_use, before, plan, drained, drained | excluded, caps, sizes)
     added, removed, moved = movement(plan, before, sizes)
     racks = inv.rack_of
     used = {b for a in assignments for b in a.replicas}
@@ -187,8 +199,8 @@ def assign(
         bytes_to_move=moved,
         lower_bound=solution.lower_bound,
         bytes_bound=solution.bytes_bound,
-        balance=balance,
-        leaders=lead_table,
+        balance=figures.replicas,
+        leaders=figures.leaders,
         leader_stats=solution.leaders,
         exact=solution.exact,
         engine=solution.engine,
@@ -197,8 +209,10 @@ def assign(
         missing_topics=missing,
         unknown_brokers=sorted(used - set(racks)),
         rackless_brokers=sorted(b for b in used if b in racks and racks[b] is None),
-        goals=goals,
+        goals=figures.goals,
         brokers_from=brokers_from,
         cluster_policies_known=policies_known and current is not None,
         policy_changes=_changes(topics, current) if policies_known else [],
+        brokers=figures.brokers,
+        flows=rack_flows(inv, plan, before, sizes),
     )

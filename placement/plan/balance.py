@@ -1,7 +1,8 @@
 """Balance and movement figures: what a plan moves, and the balance before and after it
-that `assign` reports for goal 3 with their bounds, and the per-rack tables of its summary
-(one pass over the current state; the state after is counted from the plan's changes
-only). `snapshot show` takes its per-rack ranges from here too."""
+that `assign` reports for goal 3 with their bounds, the per-rack tables of its summary and
+every broker's load (one pass over the current state; the state after is counted from the
+plan's changes only), and the bytes each rack sends to each rack. `snapshot show` takes
+its per-rack ranges from here too."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from itertools import chain, repeat
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
+from placement.plan.summary import BrokerFigures, RackFlow
 from placement.solver.capacity import bytes_held
 
 
@@ -31,6 +33,17 @@ class Goal:
     value: float
     bound: float | None  # no plan does better (None: no bound is computed)
     before: float | None = None
+
+
+@dataclass(frozen=True)
+class BalanceFigures:
+    """What `balance_goals` measures: the goals, the per-rack (min, max) tables of
+    replicas and of preferred leaders, and every broker's load before and after."""
+
+    goals: list[Goal]
+    replicas: list[RackBalance]
+    leaders: list[RackBalance]
+    brokers: list[BrokerFigures]
 
 
 def spread(counts: Mapping[int, int], ids: Sequence[int]) -> int:
@@ -57,6 +70,42 @@ def movement(
             size = sizes.get(a.key)
             moved = None if size is None else moved + size * len(new - old)
     return added, removed, moved
+
+
+def rack_flows(
+    inventory: Inventory,
+    plan: Sequence[PartitionAssignment],
+    before: Mapping[Key, PartitionAssignment],
+    sizes: Mapping[Key, int],
+) -> list[RackFlow]:
+    """Replicas added and their bytes from rack to rack: each new replica of an existing
+    partition fetches from the partition's current preferred leader (as the batches'
+    sender does), so its data goes from that broker's rack to the new broker's."""
+    rack_of = inventory.rack_of
+    replicas: Counter[tuple[str | None, str | None]] = Counter()
+    moved: dict[tuple[str | None, str | None], int | None] = {}
+    for a in plan:
+        old = before.get(a.key)
+        if old is None:  # created by the plan: no data to copy
+            continue
+        source = rack_of.get(old.leader) if old.leader is not None else None
+        size = sizes.get(a.key)
+        for b in set(a.replicas) - set(old.replicas):
+            pair = (source, rack_of.get(b))
+            replicas[pair] += 1
+            held = moved.get(pair, 0)
+            moved[pair] = None if held is None or size is None else held + size
+    return [
+        RackFlow(from_rack=f, to_rack=t, replicas=n, bytes=moved[(f, t)])
+        for (f, t), n in sorted(
+            replicas.items(), key=lambda p: (_rack_key(p[0][0]), _rack_key(p[0][1]))
+        )
+    ]
+
+
+def _rack_key(rack: str | None) -> tuple[bool, str]:
+    """Racks by name, none last."""
+    return (rack is None, rack or "")
 
 
 def rack_minmax(
@@ -154,10 +203,10 @@ def balance_goals(
     unusable: frozenset[int],
     caps: Mapping[int, int],
     sizes: Mapping[Key, int],
-) -> tuple[list[Goal], list[RackBalance], list[RackBalance]]:
-    """The balance goals before and after, and the per-rack tables: replicas per broker
+) -> BalanceFigures:
+    """The balance goals before and after, the per-rack tables: replicas per broker
     (drained brokers left out) and preferred leaders per broker of each lead rack (drained
-    and excluded left out)."""
+    and excluded left out), and every broker's load."""
     racks = _Racks(inventory, unusable)
     lead_of = {t: p.lead_rack for t, p in policies.items()}
     t0 = Tally.of(before.values(), lead_of)
@@ -193,7 +242,10 @@ def balance_goals(
                 0,
             ),
         )
-    return goals, *_tables(inventory, drained, racks, t0, t1)
+    brokers = _brokers(
+        inventory, drained, unusable - drained, (t0, t1), _bytes(before, plan, sizes)
+    )
+    return BalanceFigures(goals, *_tables(inventory, drained, racks, t0, t1), brokers)
 
 
 def _over_cap(
@@ -221,3 +273,81 @@ def _tables(
             lids = racks.ids[rack]
             leaders.append(RackBalance(rack, _minmax(t0.leaders, lids), _minmax(t1.leaders, lids)))
     return balance, leaders
+
+
+# per broker: bytes held, and replicas of partitions whose size is unknown
+_Held = tuple[Counter[int], Counter[int]]
+
+
+def _bytes(
+    before: Mapping[Key, PartitionAssignment],
+    plan: Sequence[PartitionAssignment],
+    sizes: Mapping[Key, int],
+) -> tuple[_Held, _Held]:
+    """Bytes per broker before and after the plan, each with the count of replicas whose
+    size is unknown there (a partition the plan creates holds no data yet)."""
+    held: Counter[int] = Counter()
+    unknown: Counter[int] = Counter()
+    for key, a in before.items():
+        size = sizes.get(key)
+        for b in a.replicas:
+            if size is None:
+                unknown[b] += 1
+            else:
+                held[b] += size
+    after, unknown_after = Counter(held), Counter(unknown)
+    for a in plan:
+        for sign, x in ((-1, before.get(a.key)), (1, a)):
+            if x is None:
+                continue
+            size = sizes.get(x.key) if x.key in before else 0
+            for b in x.replicas:
+                if size is None:
+                    unknown_after[b] += sign
+                else:
+                    after[b] += sign * size
+    return (held, unknown), (after, unknown_after)
+
+
+def _brokers(
+    inventory: Inventory,
+    drained: frozenset[int],
+    excluded: frozenset[int],
+    tallies: tuple[Tally, Tally],
+    held: tuple[_Held, _Held],
+) -> list[BrokerFigures]:
+    """Every broker of the inventory and every other one holding replicas, by id."""
+    t0, t1 = tallies
+    rack_of = inventory.rack_of
+    ids = sorted(
+        set(rack_of) | {b for b, n in t0.load.items() if n} | {b for b, n in t1.load.items() if n}
+    )
+
+    def size(state: _Held, b: int) -> int | None:
+        return None if state[1][b] else state[0][b]
+
+    out = []
+    for b in ids:
+        status = (
+            "absent"
+            if b not in rack_of
+            else "drained"
+            if b in drained
+            else "excluded"
+            if b in excluded
+            else "active"
+        )
+        out.append(
+            BrokerFigures(
+                broker=b,
+                rack=rack_of.get(b),
+                status=status,
+                replicas_before=t0.load[b],
+                replicas_after=t1.load[b],
+                bytes_before=size(held[0], b),
+                bytes_after=size(held[1], b),
+                leaders_before=t0.leaders[b],
+                leaders_after=t1.leaders[b],
+            )
+        )
+    return out

@@ -1,8 +1,10 @@
 """What `assign` reports about a plan, as JSON (`--summary FILE`, `--format json`): the
 model behind schemas/assign-summary.schema.json (docs/formats.md, assign summary).
 
-The same figures the text summary prints, and the policy changes that must reach the
-cluster before the plan runs (docs/formats.md, policy changes).
+The same figures the text summary prints, the policy changes that must reach the
+cluster before the plan runs (docs/formats.md, policy changes), and what the HTML page of
+the plan draws (`assign --report`): every broker's load before and after, the bytes each
+rack sends to each rack, and with --out-dir the batches.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
+from placement.model.planview import PlanView
 from placement.model.policy import PlacementPolicy
 
 
@@ -50,6 +53,41 @@ class RackFigures(_Model):
         description="[min, max] preferred leaders per broker; null: no topic leads here",
     )
     leaders_after: tuple[int, int] | None = None
+
+
+class BrokerFigures(_Model):
+    """One broker's load before and after the plan, over the topics `assign` plans (those
+    with a policy; unmanaged_topics are left out)."""
+
+    broker: int
+    rack: str | None = Field(description="from the inventory; null: none there, or absent")
+    status: Literal["active", "drained", "excluded", "absent"] = Field(
+        description="drained (--drain: emptied), excluded (--exclude: takes no new "
+        "replica), absent (holds replicas but is not in the inventory: emptied), else active"
+    )
+    replicas_before: int
+    replicas_after: int
+    bytes_before: int | None = Field(
+        description="the sizes of its replicas; null: one of them has no known size"
+    )
+    bytes_after: int | None = Field(
+        description="the same after the plan (a partition a fresh layout creates holds 0)"
+    )
+    leaders_before: int = Field(description="preferred leaders (first replicas) it holds")
+    leaders_after: int
+
+
+class RackFlow(_Model):
+    """Replicas the plan adds in one rack whose data comes from another (or the same)."""
+
+    from_rack: str | None = Field(
+        description="the rack of the partition's current preferred leader, which the new "
+        "replica fetches from (the batches' sender); null: that broker has no rack or is "
+        "not in the inventory"
+    )
+    to_rack: str | None = Field(description="the rack of the broker gaining the replica")
+    replicas: int = Field(description="replicas added")
+    bytes: int | None = Field(description="their bytes; null: one of them has no known size")
 
 
 class PolicyChange(_Model):
@@ -110,4 +148,16 @@ class AssignSummary(_Model):
     policy_changes: list[PolicyChange] = Field(
         description="topics whose policy must be altered (or that must be created) before "
         "the reassignment runs, by topic"
+    )
+    brokers: list[BrokerFigures] = Field(
+        description="every broker of the inventory, and those holding replicas it lacks, by id"
+    )
+    rack_to_rack: list[RackFlow] = Field(
+        description="replicas added and their bytes by (from_rack, to_rack), each pair "
+        "that moves something; partitions a fresh layout creates copy nothing and are left out"
+    )
+    batches: PlanView | None = Field(
+        default=None,
+        description="with --out-dir: the batches, as `plan show DIR --format json` prints "
+        "them; null otherwise",
     )
