@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from placement.io.inventory import LoadedInventory
     from placement.io.outputs import Outcome, Output, Outputs
-    from placement.simulate.failure import SimulateReport
+    from placement.simulate.failure import SimulateReport, UncleanPartition
 
     # the report, how many partitions went to --unclean-out (None: not asked), the outputs
     Run = tuple[SimulateReport, int | None, list[Outcome]]
@@ -30,6 +30,7 @@ class FailureArgs(TypedDict):
     fail_brokers: list[int] | None
     plan: Path | None
     default_min_isr: int
+    assume_in_sync: bool
 
 
 class SimFormat(StrEnum):
@@ -41,8 +42,9 @@ class SimFormat(StrEnum):
 SHOWN_TOPICS = 20
 
 UNCLEAN_WARNING = (
-    "warning: an unclean leader election makes an observer the leader with whatever it had "
-    "copied: writes it had not received are lost, and consumers may see offsets go back. "
+    "warning: an unclean leader election makes a replica outside the ISR (an observer, or a "
+    "replica that fell behind) the leader with whatever it had copied: writes it had not "
+    "received are lost, and consumers may see offsets go back. "
     "Run it only when the failed brokers cannot come back soon enough:\n"
     "  kafka-leader-election --bootstrap-server HOST:PORT --election-type UNCLEAN "
     "--path-to-json-file {path}"
@@ -94,8 +96,8 @@ DefaultMinIsrOpt = Annotated[
 UncleanOutOpt = Annotated[
     Path | None,
     typer.Option(
-        help="Write the partitions that only an unclean election onto an observer can "
-        "bring back, as kafka-leader-election --path-to-json-file input.",
+        help="Write the partitions that only an unclean election onto a replica outside "
+        "the ISR can bring back, as kafka-leader-election --path-to-json-file input.",
         show_default=False,
     ),
 ]
@@ -104,6 +106,13 @@ MasterOpt = Annotated[
     typer.Option(help="Spark master for --snapshot (default as for score).", show_default=False),
 ]
 FormatOpt = Annotated[SimFormat, typer.Option(help="text (tables) or json.")]
+AssumeInSyncOpt = Annotated[
+    bool,
+    typer.Option(
+        help="Count every sync replica as in the ISR, as if none lagged (default: the ISR "
+        "the describe output or snapshot records; reassignment JSON records none)."
+    ),
+]
 ExitZeroOpt = Annotated[
     bool, typer.Option(help="Exit 0 even when partitions go offline or under min ISR.")
 ]
@@ -120,6 +129,7 @@ def simulate(
     root: RootOption = None,
     plan: PlanOpt = None,
     default_min_isr: DefaultMinIsrOpt = 1,
+    assume_in_sync: AssumeInSyncOpt = False,
     unclean_out: UncleanOutOpt = None,
     master: MasterOpt = None,
     format: FormatOpt = SimFormat.TEXT,
@@ -129,9 +139,11 @@ def simulate(
 
     Each partition is available (enough sync replicas survive for min ISR), promoted
     (v2 under-min-isr/under-replicated observers join the ISR), under min ISR (acks=all
-    writes fail) or offline (no sync replica survives: an unclean election onto a surviving
-    observer, with possible data loss, or nothing left at all). Every surviving sync
-    replica is assumed in the ISR.
+    writes fail) or offline (no replica in the ISR survives: an unclean election onto a
+    surviving replica outside it, with possible data loss, or nothing left at all). A
+    surviving replica counts as in sync when the recorded ISR lists it (every sync replica
+    with --assume-in-sync, or where no ISR is recorded); partitions already offline or
+    under min ISR before the failure are counted apart from those it breaks.
 
     Exits 1 when any partition goes offline or under min ISR, or the KRaft quorum is lost.
     """
@@ -144,7 +156,11 @@ def simulate(
     loaded = load_inventory(inventory) if inventory is not None else None
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     failure = FailureArgs(
-        fail_rack=fail_rack, fail_brokers=ids, plan=plan, default_min_isr=default_min_isr
+        fail_rack=fail_rack,
+        fail_brokers=ids,
+        plan=plan,
+        default_min_isr=default_min_isr,
+        assume_in_sync=assume_in_sync,
     )
     if snapshot is not None:
         run = _on_spark(snapshot, topics, master, loaded, outputs, unclean_file, err, failure)
@@ -290,9 +306,40 @@ def _ids(ids: list[int], limit: int = 12) -> str:
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
+def _survivors(u: UncleanPartition) -> str:
+    """The replicas an unclean election can elect: ``observers 5, 6; out of sync 7``."""
+    parts = []
+    if u.observers:
+        parts.append(f"observers {_ids(u.observers)}")
+    if u.lagging:
+        parts.append(f"out of sync {_ids(u.lagging)}")
+    return "; ".join(parts)
+
+
+def _isr_line(report: SimulateReport) -> str:
+    """What the ISR was taken to be, and what was failing before the failure."""
+    t = report.totals
+    if report.isr == "assumed":
+        basis = "ISR assumed: every sync replica counts as in sync (--assume-in-sync)"
+    elif t.isr_unknown == t.partitions:
+        basis = "no ISR recorded: every sync replica counts as in sync"
+    elif t.isr_unknown:
+        basis = (
+            f"ISR as recorded; {t.isr_unknown:,} partition(s) have none recorded: their sync "
+            "replicas count as in sync"
+        )
+    else:
+        basis = "ISR as recorded"
+    return (
+        f"{basis}\nbefore the failure (no broker down): {t.offline_before:,} offline, "
+        f"{t.under_min_isr_before:,} under min ISR; the failure breaks {t.broken:,} more"
+    )
+
+
 def render(report: SimulateReport) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from .render import cell  # rack, topic and plan names: escaped, no markup
 
@@ -315,6 +362,7 @@ def render(report: SimulateReport) -> None:
         )
     )
     console.print(table)
+    console.print(_isr_line(report))
     hit = [x for x in report.topics if x.partitions != x.available]
     hit.sort(key=lambda x: (-x.offline, -x.under_min_isr, -x.promoted, x.topic))
     if hit:
@@ -322,8 +370,11 @@ def render(report: SimulateReport) -> None:
         for col in ("topic", "policy", "min ISR", "partitions", "promoted", "under min ISR"):
             per.add_column(col, justify="left" if col in ("topic", "policy") else "right")
         per.add_column("offline (unclean/lost)", justify="right")
+        before = report.writes_failed_before > 0
+        if before:
+            per.add_column("failing before", justify="right")
         for x in hit[:SHOWN_TOPICS]:
-            per.add_row(
+            row: list[str | Text] = [
                 cell(x.topic),
                 cell(x.policy),
                 str(x.min_isr),
@@ -331,7 +382,10 @@ def render(report: SimulateReport) -> None:
                 f"{x.promoted:,}",
                 f"{x.under_min_isr:,}",
                 f"{x.offline:,} ({x.unclean:,}/{x.lost:,})",
-            )
+            ]
+            if before:
+                row.append(f"{x.offline_before + x.under_min_isr_before:,}")
+            per.add_row(*row)
         console.print(per)
         if len(hit) > SHOWN_TOPICS:
             console.print(f"… and {len(hit) - SHOWN_TOPICS:,} more topics (--format json)")
@@ -339,11 +393,11 @@ def render(report: SimulateReport) -> None:
         console.print("every partition stays available")
     if report.unclean_sample:
         console.print(
-            f"\nonly an unclean election onto an observer brings back {t.unclean:,} "
-            "partition(s) (--unclean-out writes them all), e.g.:"
+            f"\nonly an unclean election onto a replica outside the ISR brings back "
+            f"{t.unclean:,} partition(s) (--unclean-out writes them all), e.g.:"
         )
         for u in report.unclean_sample[:10]:
-            console.print(cell(f"  {u.topic}-{u.partition}: observers {_ids(u.observers)}"))
+            console.print(cell(f"  {u.topic}-{u.partition}: {_survivors(u)}"))
     q = report.quorum
     if q is not None:
         state = "kept" if q.kept else "LOST"

@@ -1,6 +1,12 @@
 """The current state of a cluster from whatever the operator has: reassignment JSON (or the
 block `kafka-reassign-partitions` prints), `kafka-topics --describe` output, or a snapshot
-directory. One loader for `assign`, `simulate` and the benchmarks."""
+directory. One loader for `assign`, `simulate` and the benchmarks.
+
+Besides the assignment, describe output and snapshots record each partition's ISR and
+leader (`simulate` reads them; reassignment JSON has neither: unknown). In describe output a
+replica the `Offline:` column names is not counted in the ISR: Kafka keeps the last member
+of an offline partition's ISR listed, but that replica's broker is down.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +24,9 @@ from placement.io.snapshot import (
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.policy import PlacementPolicy
 
+# a partition's recorded ISR; None: none recorded (the input has no ISR, or a null one)
+Isr = tuple[int, ...] | None
+
 
 @dataclass(frozen=True)
 class CurrentState:
@@ -25,6 +34,16 @@ class CurrentState:
     policies: dict[str, PlacementPolicy] = field(default_factory=dict)  # from describe/snapshot
     sizes: dict[Key, int] = field(default_factory=dict)
     min_isr: dict[str, int] = field(default_factory=dict)  # from describe/snapshot configs
+    # aligned with `assignments` (None: the input records neither, as reassignment JSON):
+    # each partition's ISR (None: not recorded) and leader (None: none, or not recorded)
+    isr: list[Isr] | None = None
+    leaders: list[int | None] | None = None
+
+
+def _shared(isr: tuple[int, ...], a: PartitionAssignment) -> tuple[int, ...]:
+    """``isr``, as the replicas' own tuple when equal (the common case: no copy per
+    partition of a large cluster)."""
+    return a.replicas if isr == a.replicas else isr
 
 
 def read_current(path: str | Path) -> CurrentState:
@@ -42,7 +61,14 @@ def read_current(path: str | Path) -> CurrentState:
             )
             if m is not None
         }
-        return CurrentState(assignments, snapshot_policies(p, snap.topics), sizes, min_isr)
+        isr: list[Isr] = [
+            None if i is None else _shared(tuple(i), a)
+            for i, a in zip(snap.partitions.column("isr").to_pylist(), assignments, strict=True)
+        ]
+        leaders = snap.partitions.column("leader").to_pylist()
+        return CurrentState(
+            assignments, snapshot_policies(p, snap.topics), sizes, min_isr, isr, leaders
+        )
     if p.is_file():
         with p.open("rb") as fh:
             head = fh.read(SNIFF_BYTES)
@@ -55,5 +81,11 @@ def read_current(path: str | Path) -> CurrentState:
             if topic.placement is not None and topic.placement.value.strip():
                 policies[name] = cluster_policy(str(p), name, topic.placement.value)
         min_isr = {n: t.min_isr for n, t in described.topics.items() if t.min_isr is not None}
-        return CurrentState([d.assignment() for d in described.partitions], policies, {}, min_isr)
+        parts = [d.assignment() for d in described.partitions]
+        isr = [
+            _shared(tuple(b for b in d.isr if b not in d.offline), a)
+            for d, a in zip(described.partitions, parts, strict=True)
+        ]
+        leaders = [d.leader for d in described.partitions]
+        return CurrentState(parts, policies, {}, min_isr, isr, leaders)
     return CurrentState(read_reassignment(p))

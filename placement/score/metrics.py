@@ -334,9 +334,16 @@ def applied(plan: DataFrame) -> Any:
     """Partitions -> the partitions after ``plan``: a listed partition takes the plan's
     replicas and observers, the others keep theirs; ``listed`` counts the plan's entries
     for the partition (0: not in the plan; more than 1: Kafka would reject the plan).
-    Entries for partitions the snapshot lacks are ignored, as in `plan_rows`."""
+    Entries for partitions the snapshot lacks are ignored, as in `plan_rows`.
+
+    ``isr`` follows `snapshot apply`'s rule (`placement.snapshot.apply.after`): a listed
+    partition whose replicas or observers change keeps the sync replicas that were in its
+    ISR and gains the sync replicas that were not sync replicas before, unless it has no
+    leader; a null ISR stays null. ``leader`` is carried as it is (`with_failure` does not
+    read it)."""
     from pyspark.sql import functions as F  # noqa: N812
 
+    empty = F.array().cast("array<int>")
     entries = plan.groupBy("topic", "partition").agg(
         F.first("replicas").alias("new_replicas"),
         F.first("observers").alias("new_observers"),
@@ -345,14 +352,30 @@ def applied(plan: DataFrame) -> Any:
 
     def transform(parts: DataFrame) -> DataFrame:
         joined = parts.join(entries, ["topic", "partition"], "left")
+        old_obs, new_obs = F.coalesce("observers", empty), F.coalesce("new_observers", empty)
+        new = F.col("new_replicas")
+        changed = F.col("listed").isNotNull() & ((new != F.col("replicas")) | (new_obs != old_obs))
+        was_sync = sync_replicas()
+        new_sync = F.slice(new, 1, F.greatest(F.size(new) - F.size(new_obs), F.lit(0)))
+        isr = F.col("isr")
+        led = F.col("leader").isNotNull()
+        kept = F.filter(
+            new_sync,
+            lambda b: F.array_contains(isr, b) | (led & ~F.array_contains(was_sync, b)),
+        )
         listed = F.col("listed").isNotNull()
-        return joined.select(
+        # the ISR first, from the old replicas: in one select Spark would read "replicas"
+        # in the lambda as the new column aliased so (a lateral column alias)
+        with_isr = joined.withColumn(
+            "\x00isr", F.when(changed & isr.isNotNull(), kept).otherwise(isr)
+        )
+        return with_isr.select(
             "topic",
             "partition",
-            F.when(listed, F.col("new_replicas")).otherwise(F.col("replicas")).alias("replicas"),
-            F.when(listed, F.coalesce("new_observers", F.array().cast("array<int>")))
-            .otherwise(F.col("observers"))
-            .alias("observers"),
+            F.when(listed, new).otherwise(F.col("replicas")).alias("replicas"),
+            F.when(listed, new_obs).otherwise(F.col("observers")).alias("observers"),
+            F.col("\x00isr").alias("isr"),
+            "leader",
             "size_bytes",
             F.coalesce("listed", F.lit(0)).alias("listed"),
         )
@@ -360,16 +383,25 @@ def applied(plan: DataFrame) -> Any:
     return transform
 
 
-def with_failure(down: Iterable[int], racks: RackCodes, rack: str | None = None) -> Any:
+def with_failure(
+    down: Iterable[int], racks: RackCodes, rack: str | None = None, assume_in_sync: bool = False
+) -> Any:
     """After `with_policy`: the outcome of a failure, per partition: the loss of ``rack``
     (its brokers, and every broker of unknown rack: `survives_rack_loss`), else of the
-    brokers ``down``.
+    brokers ``down``; and the outcome before it, with no broker down.
 
-    Adds ``survivors`` (the surviving observers, in order), the 0/1 columns ``offline``,
-    ``under_min_isr``, ``promoted``, ``available``, of the offline ones ``unclean`` (an
-    observer survives: an unclean election can bring it back) and ``lost`` (nothing
-    survives), and ``unknown_rack``: the partition's brokers of unknown rack. Every
-    partition counts, with a policy or not (none: no promotion)."""
+    The replicas in sync are those of the ``isr`` column (an observer listed there counts);
+    where it is null, or with ``assume_in_sync``, the sync replicas. Adds ``survivors`` (the
+    surviving observers outside the ISR, in order), ``lagging`` (the surviving sync
+    replicas outside it), the 0/1 columns ``offline``, ``under_min_isr``, ``promoted``,
+    ``available``, of the offline ones ``unclean`` (a replica outside the ISR survives: an
+    unclean election can bring it back) and ``lost`` (nothing survives), ``offline_before``
+    and ``under_min_isr_before`` (so already with no broker down), ``broken`` (offline or
+    under min ISR only after the failure), ``isr_unknown`` (no ISR recorded; 0 with
+    ``assume_in_sync``), and
+    ``unknown_rack``: the partition's brokers of unknown rack. Every partition counts, with
+    a policy or not (none: no promotion). The same rules as
+    `placement.simulate.failure.judge`."""
     from pyspark.sql import functions as F  # noqa: N812
 
     code = racks.code()
@@ -382,23 +414,40 @@ def with_failure(down: Iterable[int], racks: RackCodes, rack: str | None = None)
 
     def transform(parts: DataFrame) -> DataFrame:
         observers = F.coalesce("observers", F.array().cast("array<int>"))
-        with_survivors = parts.withColumns(
+        isr = sync_replicas() if assume_in_sync else F.coalesce("isr", sync_replicas())
+        with_isr = parts.withColumn("\x00isr", isr)
+        ins = F.col("\x00isr")
+
+        def out(b: Column) -> Column:
+            return ~F.array_contains(ins, b)
+
+        with_survivors = with_isr.withColumns(
             {
-                "\x00s": F.size(F.filter(sync_replicas(), alive)),
-                "survivors": F.filter(observers, alive),
+                "\x00s": F.size(F.filter("replicas", lambda b: alive(b) & ~out(b))),
+                "\x00s0": F.size(F.filter("replicas", lambda b: ~out(b))),
+                "\x00o0": F.size(F.filter(observers, out)),
+                "survivors": F.filter(observers, lambda b: alive(b) & out(b)),
+                "lagging": F.filter(sync_replicas(), lambda b: alive(b) & out(b)),
                 "unknown_rack": F.filter("replicas", lambda b: code(b).isNull()),
             }
         )
         s, o = F.col("\x00s"), F.size("survivors")
         flags = failure_flags(s, o)
+        before = failure_flags(F.col("\x00s0"), F.col("\x00o0"))
         offline = flags["offline"]
+        failing = offline | flags["under_min_isr"]
+        failing_before = before["offline"] | before["under_min_isr"]
         return with_survivors.withColumns(
             {
                 **{k: _flag(v) for k, v in flags.items()},
                 "available": _flag(~offline & ~flags["under_min_isr"] & ~flags["promoted"]),
-                "unclean": _flag(offline & (o > 0)),
-                "lost": _flag(offline & (o == 0)),
+                "unclean": _flag(offline & (o + F.size("lagging") > 0)),
+                "lost": _flag(offline & (o + F.size("lagging") == 0)),
+                "offline_before": _flag(before["offline"]),
+                "under_min_isr_before": _flag(before["under_min_isr"]),
+                "broken": _flag(failing & ~failing_before),
+                "isr_unknown": F.lit(0) if assume_in_sync else _flag(F.col("isr").isNull()),
             }
-        ).drop("\x00s")
+        ).drop("\x00s", "\x00s0", "\x00o0", "\x00isr")
 
     return transform

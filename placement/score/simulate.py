@@ -47,7 +47,7 @@ def per_topic(judged: DataFrame) -> DataFrame:
     partitions, its brokers of unknown rack and its unclean partitions (sorted)."""
     from pyspark.sql import functions as F  # noqa: N812
 
-    unclean = F.when(F.col("unclean") == 1, F.struct("partition", "survivors"))
+    unclean = F.when(F.col("unclean") == 1, F.struct("partition", "survivors", "lagging"))
     return (
         judged.groupBy("topic")
         .agg(
@@ -90,7 +90,10 @@ class Tally:
                 if len(self.sample) < SAMPLE:
                     self.sample.append(
                         UncleanPartition(
-                            topic=r["topic"], partition=u["partition"], observers=u["survivors"]
+                            topic=r["topic"],
+                            partition=u["partition"],
+                            observers=u["survivors"],
+                            lagging=u["lagging"],
                         )
                     )
                 yield r["topic"], u["partition"]
@@ -106,9 +109,12 @@ def run_simulate(
     default_min_isr: int = 1,
     inventory: Inventory | None = None,
     unclean_out: str | Path | None = None,
+    assume_in_sync: bool = False,
     progress: Callable[[str], None] = lambda _: None,
 ) -> tuple[SimulateReport, int | None]:
-    """The report, and how many partitions went to ``unclean_out`` (None: not asked)."""
+    """The report, and how many partitions went to ``unclean_out`` (None: not asked). The
+    ISR is the snapshot's `isr` column (a null one: the sync replicas) unless
+    ``assume_in_sync``."""
     from pyspark.sql import functions as F  # noqa: N812
 
     root = snapshot_dir(snapshot)
@@ -132,7 +138,7 @@ def run_simulate(
     else:
         parts = source.withColumn("listed", F.lit(0))
     judged = parts.transform(with_policy(stage.ctx.policies, default_min_isr)).transform(
-        with_failure(failure.brokers, stage.ctx.racks, failure.rack)
+        with_failure(failure.brokers, stage.ctx.racks, failure.rack, assume_in_sync)
     )
     progress("applying the failure to every partition")
     tally = Tally({t: policy_label(p) for t, p, _ in parsed_policies(root, topics)})
@@ -159,5 +165,6 @@ def run_simulate(
         default_min_isr,
         "spark",
         inventory,
+        "assumed" if assume_in_sync else "recorded",
     )
     return report, written

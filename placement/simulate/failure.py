@@ -1,18 +1,28 @@
 """`simulate`: what a rack or broker failure does to every partition
 (docs/definitions.md, rack-failure outcomes).
 
-Per partition, after the plan when there is one, with the failed brokers down and every
-surviving sync replica assumed in the ISR: ``s`` sync replicas and ``o`` observers survive,
-``m`` is the topic's min ISR (else the default). The partition is
+Per partition, after the plan when there is one, with the failed brokers down: ``s``
+replicas in the ISR survive, ``o`` observers outside it survive, ``m`` is the topic's min ISR
+(else the default). The ISR is the one the input records (describe `Isr:`, snapshot `isr`;
+an observer listed there, i.e. promoted, counts as in sync); for a partition without one,
+and for every partition with ``assume_in_sync``, it is the sync replicas. The partition is
 
 - *offline* when ``s = 0``: automatic promotion handles partial failures only. With a
-  surviving observer it can come back through an unclean leader election onto that
-  observer (``unclean``: possible loss of the writes it had not copied yet); with no
-  replica left at all it is *lost* until the brokers return;
+  surviving observer, or a surviving sync replica outside the ISR, it can come back through
+  an unclean leader election onto that replica (``unclean``: possible loss of the writes it
+  had not copied yet); with no replica left at all it is *lost* until the brokers return;
 - *promoted* when ``0 < s < m`` and the policy is v2 ``under-min-isr`` or
   ``under-replicated`` and ``s + o >= m``: observers join the ISR and acks=all writes go on;
 - *under min ISR* when ``0 < s < m`` otherwise: acks=all writes fail;
 - *available* when ``s >= m``.
+
+The same rules with no broker down give the state *before* the failure: a partition whose
+recorded ISR is already short is counted as failing before (``offline_before``,
+``under_min_isr_before``), apart from those the failure breaks (``broken``). A plan keeps
+the ISR membership of the sync replicas it keeps and counts the sync replicas it adds as in
+sync, since Kafka completes a reassignment only once they joined the ISR; replicas it
+removes are gone; a partition without a leader gains no in-sync replica
+(`placement.snapshot.apply.after`: the same rule as `snapshot apply`).
 
 Topics without a policy are classified too (their replicas are all sync replicas unless
 observers are listed; they never promote): `score` counts a rack failure the same way.
@@ -28,7 +38,7 @@ definitions (`classify` here, `failure_flags` there; a test holds them to each o
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -43,6 +53,7 @@ from placement.model.policy import PlacementPolicy
 from placement.rules.topology import majority
 
 if TYPE_CHECKING:
+    from placement.io.current import Isr
     from placement.io.inventory import LoadedInventory
 
 # the unclean partitions the report lists itself; all of them go to --unclean-out
@@ -98,8 +109,29 @@ class Counts(_Model):
     promoted: int = 0
     under_min_isr: int = 0
     offline: int = 0
-    unclean: int = Field(0, description="offline, with a surviving observer to elect uncleanly")
+    unclean: int = Field(
+        0,
+        description="offline, with a surviving observer or sync replica outside the ISR to "
+        "elect uncleanly",
+    )
     lost: int = Field(0, description="offline, with no replica left at all")
+    offline_before: int = Field(
+        0, description="offline already before the failure: no replica in the ISR"
+    )
+    under_min_isr_before: int = Field(
+        0, description="under min ISR already before the failure (from the ISR, no broker down)"
+    )
+    broken: int = Field(
+        0,
+        description="offline or under min ISR after the failure but neither before it: "
+        "what the failure breaks (offline + under_min_isr = offline_before + "
+        "under_min_isr_before + broken)",
+    )
+    isr_unknown: int = Field(
+        0,
+        description="partitions with no recorded ISR, whose sync replicas count as in it "
+        '(0 when isr is "assumed": then every partition is counted so)',
+    )
 
     def add(self, other: Counts) -> Counts:
         return Counts(**{k: getattr(self, k) + getattr(other, k) for k in Counts.model_fields})
@@ -115,6 +147,11 @@ class UncleanPartition(_Model):
     topic: str
     partition: int
     observers: list[int] = Field(description="the surviving observers, in replica order")
+    lagging: list[int] = Field(
+        default_factory=list,
+        description="the surviving sync replicas outside the recorded ISR, in replica order "
+        "(an unclean election may elect them too)",
+    )
 
 
 class Quorum(_Model):
@@ -136,6 +173,11 @@ class SimulateReport(_Model):
     plan: str | None
     default_min_isr: int
     engine: Literal["spark", "in-process"]
+    isr: Literal["recorded", "assumed"] = Field(
+        description="recorded: the ISR the input records (totals.isr_unknown partitions have "
+        "none: their sync replicas count as in it); assumed: every sync replica counts as in "
+        "the ISR (--assume-in-sync)"
+    )
     totals: Counts
     topics: list[TopicCounts] = Field(description="every topic with partitions, by name")
     unclean_sample: list[UncleanPartition] = Field(
@@ -148,6 +190,11 @@ class SimulateReport(_Model):
     def writes_fail(self) -> int:
         """Partitions where acks=all writes stop: offline or under min ISR."""
         return self.totals.offline + self.totals.under_min_isr
+
+    @property
+    def writes_failed_before(self) -> int:
+        """Partitions where acks=all writes stopped already before the failure."""
+        return self.totals.offline_before + self.totals.under_min_isr_before
 
     @property
     def failed(self) -> bool:
@@ -274,10 +321,71 @@ def apply_plan(
     return [changes.get(a.key, a) for a in current]
 
 
+def isr_after_plan(
+    current: Sequence[PartitionAssignment],
+    isr: Sequence[Isr],
+    leaders: Sequence[int | None],
+    plan: Iterable[PartitionAssignment],
+) -> list[Isr]:
+    """The ISR of each partition of ``current`` (aligned with it) once ``plan`` completed:
+    `snapshot apply`'s rule (`placement.snapshot.apply.after`; the module docstring says
+    it). A partition the plan leaves as it is keeps its ISR."""
+    from placement.snapshot.apply import after
+
+    changes = {a.key: a for a in plan}
+    out = list(isr)
+    for i, a in enumerate(current):
+        new = changes.get(a.key)
+        if new is None or new == a or isr[i] is None:
+            continue
+        kept, _ = after(a, isr[i], leaders[i], new)
+        out[i] = None if kept is None else tuple(kept)
+    return out
+
+
 @dataclass(frozen=True)
 class TopicInfo:
     policy: PlacementPolicy | None
     min_isr: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """One partition's outcome after the failure and before it (no broker down), and the
+    surviving replicas outside the ISR an unclean election could elect."""
+
+    outcome: Outcome
+    before: Outcome
+    observers: tuple[int, ...]  # surviving observers outside the ISR
+    lagging: tuple[int, ...]  # surviving sync replicas outside the ISR
+
+
+def judge(
+    a: PartitionAssignment, in_sync: Collection[int], down: Collection[int], m: int, promotes: bool
+) -> Judged:
+    """``a``'s outcomes (docs/definitions.md, rack-failure outcomes): ``in_sync`` is its ISR
+    (the recorded one, else its sync replicas), ``down`` the failed brokers."""
+    first_observer = len(a.replicas) - len(a.observers)
+    s = s0 = o0 = 0  # s0, o0: with no broker down
+    observers: list[int] = []
+    lagging: list[int] = []
+    for i, b in enumerate(a.replicas):
+        alive = b not in down
+        if b in in_sync:
+            s0 += 1
+            s += 1 if alive else 0
+        elif i >= first_observer:
+            o0 += 1
+            if alive:
+                observers.append(b)
+        elif alive:
+            lagging.append(b)
+    return Judged(
+        classify(s, len(observers), m, promotes),
+        classify(s0, o0, m, promotes),
+        tuple(observers),
+        tuple(lagging),
+    )
 
 
 def outcomes(
@@ -285,19 +393,23 @@ def outcomes(
     topics: Mapping[str, TopicInfo],
     failure: Failure,
     default_min_isr: int,
-) -> Iterator[tuple[PartitionAssignment, Outcome, tuple[int, ...]]]:
-    """(partition, outcome, surviving observers) for every partition."""
+    isr: Iterable[Isr] | None = None,
+) -> Iterator[tuple[PartitionAssignment, Judged, bool]]:
+    """(partition, its outcomes, whether its ISR is recorded) for every partition; ``isr``:
+    the recorded ISR of each, aligned with ``parts`` (None, or a None entry: its sync
+    replicas)."""
     down = failure.down
-    for a in parts:
+    pairs: Iterable[tuple[PartitionAssignment, Isr]] = (
+        ((a, None) for a in parts) if isr is None else zip(parts, isr, strict=True)
+    )
+    for a, i in pairs:
         info = topics.get(a.topic) or TopicInfo(None, None)
-        s = sum(1 for b in a.sync if b not in down)
-        obs = tuple(b for b in a.observers if b not in down)
-        m = info.min_isr or default_min_isr
-        yield (
-            a,
-            classify(s, len(obs), m, info.policy is not None and info.policy.promotes_observers),
-            obs,
-        )
+        promotes = info.policy is not None and info.policy.promotes_observers
+        in_sync = frozenset(a.replicas[: len(a.replicas) - len(a.observers)] if i is None else i)
+        yield a, judge(a, in_sync, down, info.min_isr or default_min_isr, promotes), i is not None
+
+
+_FAILING = (Outcome.OFFLINE, Outcome.UNDER_MIN_ISR)
 
 
 def simulate(
@@ -308,19 +420,34 @@ def simulate(
     default_min_isr: int = 1,
     inventory: Inventory | None = None,
     plan: str | None = None,
+    isr: Sequence[Isr] | None = None,
 ) -> tuple[SimulateReport, list[UncleanPartition]]:
-    """The report, and every partition that needs an unclean election, sorted."""
+    """The report, and every partition that needs an unclean election, sorted. ``isr``:
+    the recorded ISR of each partition, aligned with ``parts``; None: every sync replica is
+    assumed in the ISR (the report says ``assumed``)."""
     per_topic: dict[str, Counter[str]] = {}
     unclean: list[UncleanPartition] = []
-    for a, outcome, obs in outcomes(parts, topics, failure, default_min_isr):
+    for a, j, recorded in outcomes(parts, topics, failure, default_min_isr, isr):
         c = per_topic.setdefault(a.topic, Counter())
         c["partitions"] += 1
-        c[outcome.value] += 1
-        if outcome is Outcome.OFFLINE:
-            c["unclean" if obs else "lost"] += 1
-            if obs:
+        c[j.outcome.value] += 1
+        if j.before in _FAILING:
+            c[f"{j.before.value}_before"] += 1
+        elif j.outcome in _FAILING:
+            c["broken"] += 1
+        if isr is not None and not recorded:
+            c["isr_unknown"] += 1
+        if j.outcome is Outcome.OFFLINE:
+            survivors = j.observers or j.lagging
+            c["unclean" if survivors else "lost"] += 1
+            if survivors:
                 unclean.append(
-                    UncleanPartition(topic=a.topic, partition=a.partition, observers=list(obs))
+                    UncleanPartition(
+                        topic=a.topic,
+                        partition=a.partition,
+                        observers=list(j.observers),
+                        lagging=list(j.lagging),
+                    )
                 )
     unclean.sort(key=lambda u: (u.topic, u.partition))
     rows = []
@@ -335,7 +462,14 @@ def simulate(
             )
         )
     report = build_report(
-        failure, rows, unclean[:SAMPLE], plan, default_min_isr, "in-process", inventory
+        failure,
+        rows,
+        unclean[:SAMPLE],
+        plan,
+        default_min_isr,
+        "in-process",
+        inventory,
+        "assumed" if isr is None else "recorded",
     )
     return report, unclean
 
@@ -348,6 +482,7 @@ def build_report(
     default_min_isr: int,
     engine: Literal["spark", "in-process"],
     inventory: Inventory | None,
+    isr: Literal["recorded", "assumed"],
 ) -> SimulateReport:
     totals = Counts()
     for t in topics:
@@ -357,6 +492,7 @@ def build_report(
         plan=plan,
         default_min_isr=default_min_isr,
         engine=engine,
+        isr=isr,
         totals=totals,
         topics=topics,
         unclean_sample=sample,
@@ -374,12 +510,14 @@ def simulate_files(
     fail_rack: str | None = None,
     fail_brokers: Sequence[int] | None = None,
     default_min_isr: int = 1,
+    assume_in_sync: bool = False,
 ) -> tuple[SimulateReport, list[UncleanPartition]]:
     """The in-process path: the current assignment (reassignment JSON, describe output or
     a snapshot directory), the inventory, the policies and min ISR from the topics file
     (else from the describe output's or snapshot's configs), and the plan if any. The
     topics file's placement references are resolved inside ``refs_root`` (default: its
-    directory), as for `assign`."""
+    directory), as for `assign`. The ISR is the recorded one (none for reassignment JSON)
+    unless ``assume_in_sync``."""
     from placement.io.current import read_current
     from placement.io.reassignment import read_plan_file
     from placement.plan.topics import read_topics
@@ -397,6 +535,9 @@ def simulate_files(
         for spec in read_topics(topics, CheckContext(inventory=inv), refs_root=refs_root):
             infos[spec.name] = TopicInfo(spec.policy, spec.min_isr or state.min_isr.get(spec.name))
     parts = state.assignments
+    isr: list[Isr] | None = None
+    if not assume_in_sync:
+        isr = state.isr if state.isr is not None else [None] * len(parts)
     if plan is not None:
         checked = read_plan_file(plan)
         keys = {a.key for a in parts}
@@ -406,6 +547,9 @@ def simulate_files(
             partitions=lambda t, p: (t, p) in keys,
         )
         checked.check(where=f"the inventory {inventory.path}", brokers=rack_of)
+        if isr is not None:
+            leaders = state.leaders if state.leaders is not None else [None] * len(parts)
+            isr = isr_after_plan(parts, isr, leaders, checked.entries)
         parts = apply_plan(parts, checked.entries)
     return simulate(
         parts,
@@ -414,4 +558,5 @@ def simulate_files(
         default_min_isr=default_min_isr,
         inventory=inv,
         plan=None if plan is None else str(plan),
+        isr=isr,
     )

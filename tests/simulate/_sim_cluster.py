@@ -121,8 +121,26 @@ def write_inputs(root: Path) -> dict[str, Path]:
     return paths
 
 
-def write_snapshot_jsonl(root: Path, parts: list[PartitionAssignment] = PARTITIONS) -> Path:
-    """The same cluster as a JSON Lines snapshot (sizes: 100 bytes per partition)."""
+# a recorded state per partition for the ISR cases: (isr, leader); None: not recorded
+RECORDED: dict[tuple[str, int], tuple[list[int] | None, int | None]] = {
+    ("umi", 0): ([1, 4], 1),  # 2 lags behind
+    ("umi", 1): ([2, 3, 5, 8], 2),  # observer 8 promoted: in the ISR
+    ("urep", 0): (None, 1),  # no ISR recorded: the sync replicas count
+    ("lio", 0): ([2, 4], 1),  # the leader is not in the ISR it records
+    ("v1", 0): ([], None),  # offline already
+    ("v1", 1): ([3], 3),  # under min ISR 2 already (v1 never promotes)
+    ("westonly", 0): ([1, 2], 1),
+    ("free", 0): ([4], 4),
+}
+
+
+def write_snapshot_jsonl(
+    root: Path,
+    parts: list[PartitionAssignment] = PARTITIONS,
+    recorded: dict[tuple[str, int], tuple[list[int] | None, int | None]] | None = None,
+) -> Path:
+    """The same cluster as a JSON Lines snapshot (sizes: 100 bytes per partition), with
+    each partition's ``recorded`` ISR and leader when given (else none recorded)."""
     root.mkdir(parents=True)
 
     def lines(rows: list[dict[str, Any]]) -> str:
@@ -149,6 +167,11 @@ def write_snapshot_jsonl(root: Path, parts: list[PartitionAssignment] = PARTITIO
                     "replicas": list(p.replicas),
                     "observers": list(p.observers),
                     "size_bytes": 100,
+                    **(
+                        dict(zip(("isr", "leader"), recorded[p.key], strict=True))
+                        if recorded and p.key in recorded
+                        else {}
+                    ),
                 }
                 for p in parts
             ]

@@ -6,7 +6,16 @@ import itertools
 from pathlib import Path
 
 import pytest
-from _sim_cluster import EXPECTED, MIN_ISR, PARTITIONS, POLICIES, RACKS, write_inputs
+from _sim_cluster import (
+    EXPECTED,
+    MIN_ISR,
+    PARTITIONS,
+    POLICIES,
+    RACKS,
+    RECORDED,
+    write_inputs,
+    write_snapshot_jsonl,
+)
 
 from placement.errors import UsageError
 from placement.io.inventory import load_inventory
@@ -205,9 +214,140 @@ def test_from_files_matches_the_model(tmp_path: Path) -> None:
 def test_describe_input_carries_policies_and_min_isr(tmp_path: Path) -> None:
     examples = Path(__file__).resolve().parents[2] / "examples"
     loaded = load_inventory(examples / "inventory.json")
-    report, unclean = simulate_files(examples / "describe.txt", loaded, fail_rack="us-west")
+    report, unclean = simulate_files(
+        examples / "describe.txt", loaded, fail_rack="us-west", assume_in_sync=True
+    )
     # orders (min.insync.replicas=2 in its configs): 1,2,5 | 2,3,4 | 3,4,7 sync, one observer
     # each; legacy-events has no policy and keeps every replica (brokers 5-8)
     got = {t.topic: (t.min_isr, *(getattr(t, f) for f in FIELDS)) for t in report.topics}
     assert got == {"orders": (2, 0, 2, 0, 1, 1, 0), "legacy-events": (1, 2, 0, 0, 0, 0, 0)}
     assert [(u.topic, u.partition, u.observers) for u in unclean] == [("orders", 1, [10])]
+    assert report.isr == "assumed" and report.totals.isr_unknown == 0
+
+
+def test_describe_input_uses_the_recorded_isr(tmp_path: Path) -> None:
+    """examples/describe.txt records orders-2 offline (Leader: none, empty Isr, its sync
+    replicas Offline) and legacy-events-1 with broker 8 out of its ISR."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    loaded = load_inventory(examples / "inventory.json")
+    report, unclean = simulate_files(examples / "describe.txt", loaded, fail_rack="us-west")
+    got = {t.topic: (t.min_isr, *(getattr(t, f) for f in FIELDS)) for t in report.topics}
+    # orders-0: ISR 1,2,5 -> 5 survives, observer 9 promotes; orders-1: ISR all in us-west;
+    # orders-2: offline already, 7 survives outside the ISR beside observer 11
+    assert got == {"orders": (2, 0, 1, 0, 2, 2, 0), "legacy-events": (1, 2, 0, 0, 0, 0, 0)}
+    orders = next(t for t in report.topics if t.topic == "orders")
+    assert (orders.offline_before, orders.under_min_isr_before, orders.broken) == (1, 0, 1)
+    assert [(u.partition, u.observers, u.lagging) for u in unclean] == [
+        (1, [10], []),
+        (2, [11], [7]),
+    ]
+    assert report.isr == "recorded" and report.totals.isr_unknown == 0
+
+
+# the recorded state of _sim_cluster.RECORDED, worked by hand (default min ISR 1): per
+# failure, per partition, (outcome, outcome before, surviving observers and sync replicas
+# outside the ISR when it goes offline)
+Survivors = tuple[list[int], list[int]] | None
+RECORDED_EXPECTED: dict[str, dict[tuple[str, int], tuple[str, str, Survivors]]] = {
+    "rack:west": {
+        ("umi", 0): ("promoted", "available", None),  # ISR 1,4: 4 survives, observer 7
+        ("umi", 1): ("available", "available", None),  # promoted observer 8 and 5 survive
+        ("urep", 0): ("under_min_isr", "available", None),  # no ISR: sync 1,2,4 count
+        ("lio", 0): ("under_min_isr", "available", None),  # ISR 2,4: 4 alone
+        ("v1", 0): ("offline", "offline", ([4, 5], [])),
+        ("v1", 1): ("offline", "under_min_isr", ([6, 4], [])),
+        ("westonly", 0): ("offline", "available", None),  # lost
+        ("free", 0): ("available", "available", None),
+    },
+    "brokers:1,4": {
+        ("umi", 0): ("offline", "available", ([7], [2])),  # 2 out of sync, observer 7
+        ("umi", 1): ("available", "available", None),
+        ("urep", 0): ("under_min_isr", "available", None),  # sync 2 alone, + observer < 3
+        ("lio", 0): ("under_min_isr", "available", None),  # ISR 2,4: 2 alone, no promotion
+        ("v1", 0): ("offline", "offline", ([5], [2, 3])),
+        ("v1", 1): ("under_min_isr", "under_min_isr", None),  # ISR 3 survives, alone
+        ("westonly", 0): ("available", "available", None),  # ISR 1,2: 2 survives
+        ("free", 0): ("offline", "available", None),  # lost
+    },
+}
+
+
+def _recorded_cluster(tmp_path: Path) -> tuple[Path, Path]:
+    """The hand-built cluster as a snapshot with RECORDED's ISRs and leaders, and its
+    inventory."""
+    paths = write_inputs(tmp_path / "in")
+    return write_snapshot_jsonl(tmp_path / "snap", recorded=RECORDED), paths["inventory"]
+
+
+@pytest.mark.parametrize("name", sorted(RECORDED_EXPECTED))
+def test_the_recorded_isr_decides_per_partition(tmp_path: Path, name: str) -> None:
+    snap, inventory = _recorded_cluster(tmp_path)
+    kind, _, arg = name.partition(":")
+    report, unclean = simulate_files(
+        snap,
+        load_inventory(inventory),
+        fail_rack=arg if kind == "rack" else None,
+        fail_brokers=parse_ids(arg) if kind == "brokers" else None,
+    )
+    want = RECORDED_EXPECTED[name]
+    t = report.totals
+    for field in ("available", "promoted", "under_min_isr", "offline"):
+        assert getattr(t, field) == sum(1 for o, _, _ in want.values() if o == field), field
+    assert t.offline_before == sum(1 for _, b, _ in want.values() if b == "offline")
+    assert t.under_min_isr_before == sum(1 for _, b, _ in want.values() if b == "under_min_isr")
+    failing = ("offline", "under_min_isr")
+    assert t.broken == sum(1 for o, b, _ in want.values() if o in failing and b not in failing)
+    # the failure never mends a partition: what failed before fails after
+    assert t.offline + t.under_min_isr == t.offline_before + t.under_min_isr_before + t.broken
+    assert [(u.topic, u.partition, u.observers, u.lagging) for u in unclean] == [
+        (*key, *survivors) for key, (_, _, survivors) in sorted(want.items()) if survivors
+    ]
+    assert t.unclean == len(unclean) and t.lost == t.offline - t.unclean
+    assert report.isr == "recorded" and t.isr_unknown == 1  # urep-0
+
+
+def test_assume_in_sync_ignores_the_recorded_isr(tmp_path: Path) -> None:
+    """--assume-in-sync on the recorded cluster is the model without any ISR (EXPECTED)."""
+    snap, inventory = _recorded_cluster(tmp_path)
+    for name in EXPECTED:
+        kind, _, arg = name.partition(":")
+        report, _ = simulate_files(
+            snap,
+            load_inventory(inventory),
+            fail_rack=arg if kind == "rack" else None,
+            fail_brokers=parse_ids(arg) if kind == "brokers" else None,
+            assume_in_sync=True,
+        )
+        got = {t.topic: tuple(getattr(t, f) for f in FIELDS) for t in report.topics}
+        assert got == EXPECTED[name]
+        assert report.isr == "assumed" and report.totals.isr_unknown == 0
+
+
+def test_a_plan_leaves_the_isr_as_snapshot_apply_does(tmp_path: Path) -> None:
+    """simulate --plan P on a snapshot is simulate on `snapshot apply`'s result of P: the
+    kept sync replicas keep their ISR membership, the added ones join it (not without a
+    leader: v1-0), an entry equal to the current one changes nothing (lio-0)."""
+    from placement.io.reassignment import render_reassignment
+    from placement.io.snapshot import read_snapshot, write_snapshot
+    from placement.snapshot.apply import apply_plan_file
+
+    snap, inventory = _recorded_cluster(tmp_path)
+    entries = [
+        PartitionAssignment("umi", 0, (1, 5, 4, 7), (7,)),  # 2 -> 5
+        PartitionAssignment("umi", 1, (2, 3, 6, 8), (8,)),  # 5 -> 6
+        PartitionAssignment("lio", 0, (1, 2, 4, 7, 8), (7, 8)),  # as it is
+        PartitionAssignment("v1", 0, (6, 2, 3, 4, 5), (4, 5)),  # no leader: 6 not in sync
+        PartitionAssignment("free", 0, (4, 5)),
+        PartitionAssignment("urep", 0, (4, 5, 6, 7), (7,)),  # no ISR recorded: none after
+    ]
+    plan = tmp_path / "plan.json"
+    plan.write_text(render_reassignment(entries))
+    applied = tmp_path / "applied"
+    write_snapshot(applied, apply_plan_file(read_snapshot(snap), plan).snapshot)
+    loaded = load_inventory(inventory)
+    for failure in ({"fail_rack": "west"}, {"fail_rack": "east"}, {"fail_brokers": [4, 5]}):
+        with_plan, unclean = simulate_files(snap, loaded, plan=plan, **failure)
+        after, unclean_after = simulate_files(applied, loaded, **failure)
+        assert with_plan.totals == after.totals, failure
+        assert with_plan.topics == after.topics
+        assert unclean == unclean_after

@@ -56,7 +56,13 @@ def test_rack_loss_with_offline_partitions_exits_1_and_writes_the_election_file(
         "offline": 3,
         "unclean": 2,
         "lost": 1,
+        # reassignment JSON records no ISR: nothing failed before, the failure breaks all 5
+        "offline_before": 0,
+        "under_min_isr_before": 0,
+        "broken": 5,
+        "isr_unknown": 8,
     }
+    assert doc["isr"] == "recorded"
     assert doc["quorum"] == {"controllers": 5, "surviving": 3, "majority": 3, "kept": True}
     assert json.loads(out.read_text()) == {  # the layout assign --election writes
         "partitions": [{"topic": "v1", "partition": 0}, {"topic": "v1", "partition": 1}],
@@ -244,3 +250,24 @@ def test_root_must_be_an_existing_directory(
         assert r.exit_code == 2, r.stdout + r.stderr
         said = " ".join(r.stderr.replace("│", " ").split())  # rich's box, wrapped lines
         assert "--root" in said and ("does not exist" in said or "is a file" in said), said
+
+
+def test_the_text_report_separates_what_failed_before(cli: Cli) -> None:
+    """examples/describe.txt records orders-2 offline already: the report says so, and
+    --assume-in-sync brings back the count without the recorded ISR."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    args = ["simulate", "--current", examples / "describe.txt"]
+    args += ["--inventory", examples / "inventory.json", "--fail-rack", "us-west"]
+    recorded = cli(args)
+    assert recorded.exit_code == 1, recorded.stderr
+    said = " ".join(recorded.stdout.split())
+    assert "ISR as recorded" in said
+    assert "before the failure (no broker down): 1 offline, 0 under min ISR" in said
+    assert "the failure breaks 1 more" in said
+    assert "orders-2: observers 11; out of sync 7" in said
+    assert "failing before" in said
+    assumed = cli([*args, "--assume-in-sync", "--format", "json"])
+    doc = json.loads(assumed.stdout)
+    _schema_check(doc)
+    assert doc["isr"] == "assumed"
+    assert (doc["totals"]["offline_before"], doc["totals"]["offline"]) == (0, 1)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _sim_cluster import EXPECTED, PARTITIONS, RACKS, write_snapshot_jsonl
+from _sim_cluster import EXPECTED, PARTITIONS, RACKS, RECORDED, write_snapshot_jsonl
 
 from placement.io.reassignment import render_reassignment
 from placement.io.snapshot import read_snapshot, write_snapshot
@@ -60,10 +60,15 @@ def test_hand_built_cluster_on_spark(spark: Any, tmp_path: Path, name: str) -> N
 
 
 def _in_process(
-    root: Path, entries: list[PartitionAssignment] | None, plan_name: str | None, **failure: Any
+    root: Path,
+    entries: list[PartitionAssignment] | None,
+    plan_name: str | None,
+    default_min_isr: int = 2,
+    assume_in_sync: bool = False,
+    **failure: Any,
 ) -> Any:
     from placement.model.policy import PlacementPolicy
-    from placement.simulate.failure import Failure, apply_plan
+    from placement.simulate.failure import Failure, apply_plan, isr_after_plan
 
     snap = read_snapshot(root)
     rows = snap.partitions.to_pylist()
@@ -73,7 +78,10 @@ def _in_process(
         )
         for r in rows
     ]
+    isr = None if assume_in_sync else [None if r["isr"] is None else tuple(r["isr"]) for r in rows]
     if entries is not None:
+        if isr is not None:
+            isr = isr_after_plan(parts, isr, [r["leader"] for r in rows], entries)
         parts = apply_plan(parts, entries)
     infos = {
         t["topic"]: TopicInfo(
@@ -90,7 +98,14 @@ def _in_process(
         )
     )
     failure_ = Failure.resolve(brokers, failure.get("fail_rack"), failure.get("fail_brokers"))
-    return simulate(parts, infos, failure_, default_min_isr=2, plan=plan_name)
+    return simulate(
+        parts,
+        infos,
+        failure_.seeing(parts, brokers),
+        default_min_isr=default_min_isr,
+        plan=plan_name,
+        isr=isr,
+    )
 
 
 def test_both_paths_agree_on_a_synthetic_snapshot_with_a_plan(spark: Any, tmp_path: Path) -> None:
@@ -139,6 +154,58 @@ def test_both_paths_agree_on_a_synthetic_snapshot_with_a_plan(spark: Any, tmp_pa
                 ]
     # the test is only worth something if the failures did bite
     assert spark_report.totals.available < spark_report.totals.partitions
+
+
+def test_both_paths_agree_on_the_recorded_isr(spark: Any, tmp_path: Path) -> None:
+    """_sim_cluster.RECORDED: degraded partitions, an observer in the ISR, no ISR recorded,
+    a leader outside its ISR, an offline one; after a plan that adds replicas (to a
+    partition without a leader too), keeps one as it is and drops a promoted observer."""
+    root = write_snapshot_jsonl(tmp_path / "snap", recorded=RECORDED)
+    plan = [
+        PartitionAssignment("umi", 0, (1, 5, 4, 7), (7,)),
+        PartitionAssignment("umi", 1, (2, 3, 6, 8), (8,)),
+        PartitionAssignment("lio", 0, (1, 2, 4, 7, 8), (7, 8)),
+        PartitionAssignment("v1", 0, (6, 2, 3, 4, 5), (4, 5)),
+        PartitionAssignment("free", 0, (4, 5)),
+        PartitionAssignment("urep", 0, (4, 5, 6, 7), (7,)),
+    ]
+    plan_path = tmp_path / "plan.json"
+    plan_path.write_text(render_reassignment(plan))
+    runs: list[tuple[dict[str, Any], bool, bool]] = [
+        ({"fail_rack": "west"}, False, False),
+        ({"fail_brokers": [1, 4]}, False, False),
+        ({"fail_rack": "west"}, True, False),
+        ({"fail_brokers": [1, 4]}, True, False),
+        ({"fail_brokers": [1, 4]}, True, True),
+    ]
+    for failure, with_plan, assume in runs:
+        out = tmp_path / "unclean.json"
+        spark_report, written = run_simulate(
+            root,
+            plan=plan_path if with_plan else None,
+            default_min_isr=1,
+            unclean_out=out,
+            assume_in_sync=assume,
+            **failure,
+        )
+        local_report, unclean = _in_process(
+            root,
+            plan if with_plan else None,
+            str(plan_path) if with_plan else None,
+            default_min_isr=1,
+            assume_in_sync=assume,
+            **failure,
+        )
+        assert _strip(spark_report) == _strip(local_report), (failure, with_plan, assume)
+        assert written == len(unclean)
+        t = spark_report.totals
+        assert t.offline + t.under_min_isr == t.offline_before + t.under_min_isr_before + t.broken
+        if not assume:
+            assert t.isr_unknown == 1 and (t.offline_before, t.under_min_isr_before) != (0, 0)
+        if failure == {"fail_brokers": [1, 4]} and not with_plan:
+            # umi-0's and v1-0's sync replicas outside the ISR are unclean candidates
+            lagging = {(u.topic, u.partition): u.lagging for u in spark_report.unclean_sample}
+            assert lagging == {("umi", 0): [2], ("v1", 0): [2, 3]}
 
 
 def test_plan_listing_a_partition_twice_is_rejected(spark: Any, tmp_path: Path) -> None:

@@ -126,7 +126,8 @@ def test_spark_and_in_process_agree_on_brokers_of_unknown_rack(
 
 
 def _agree(snapshot: Path, inventory: Path, default_min_isr: int) -> None:
-    """`score`'s rack failure figures are `simulate`'s, rack by rack."""
+    """`score`'s rack failure figures are `simulate`'s, rack by rack (`score` counts every
+    sync replica as in the ISR: `simulate --assume-in-sync`)."""
     from placement.score.run import run_score
 
     report = run_score(snapshot, master="local[2]", default_min_isr=default_min_isr)
@@ -134,7 +135,7 @@ def _agree(snapshot: Path, inventory: Path, default_min_isr: int) -> None:
     assert report.baseline.rack_failure
     for rack, scored in report.baseline.rack_failure.items():
         simulated, _ = simulate_files(
-            snapshot, loaded, fail_rack=rack, default_min_isr=default_min_isr
+            snapshot, loaded, fail_rack=rack, default_min_isr=default_min_isr, assume_in_sync=True
         )
         t = simulated.totals
         got = (scored.offline, scored.under_min_isr, scored.promoted)
