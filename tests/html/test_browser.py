@@ -9,10 +9,11 @@ import io
 from typing import Any
 
 import pytest
+from _assign import assign_report
 from _dom import DOM_FIGURES_JS, mismatches
-from _reports import Report
+from _reports import Cli, Report, cluster
 
-KINDS = ["score", "plan", "simulate"]
+KINDS = ["score", "plan", "simulate", "assign"]
 
 
 class Visit:
@@ -45,8 +46,17 @@ class Visit:
 
 
 @pytest.fixture(scope="module")
-def visits(browser: Any, reports: dict[str, Report]) -> Any:
-    opened = {kind: Visit(browser, reports[kind]) for kind in KINDS}
+def pages(
+    reports: dict[str, Report], cli: Cli, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Report]:
+    """The session's reports and the `assign --report` page (a drain in batches)."""
+    root = tmp_path_factory.mktemp("assign-browser")
+    return {**reports, "assign": assign_report(cli, root, cluster(root))}
+
+
+@pytest.fixture(scope="module")
+def visits(browser: Any, pages: dict[str, Report]) -> Any:
+    opened = {kind: Visit(browser, pages[kind]) for kind in KINDS}
     yield opened
     for v in opened.values():
         v.close()
@@ -78,11 +88,11 @@ def test_every_chart_drew(visits: dict[str, Visit], kind: str) -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_dom_holds_the_json_reports_figures(
-    visits: dict[str, Visit], reports: dict[str, Report], kind: str
+    visits: dict[str, Visit], pages: dict[str, Report], kind: str
 ) -> None:
     found = [tuple(f) for f in visits[kind].page.evaluate(DOM_FIGURES_JS)]
     assert len(found) > 20
-    assert mismatches(reports[kind].doc, found) == []
+    assert mismatches(pages[kind].doc, found) == []
 
 
 def test_a_click_sorts_a_table_and_a_second_reverses_it(visits: dict[str, Visit]) -> None:
