@@ -56,6 +56,9 @@ LOGDIRS_BYTES = Limit(
     "MRC_PLAN_MAX_LOGDIRS_BYTES", 1024 * MiB, "bytes of kafka-log-dirs output (a sizes file)"
 )
 PLAN_BYTES = Limit("MRC_PLAN_MAX_PLAN_BYTES", 4096 * MiB, "bytes per reassignment or plan file")
+REPLICA_STATUS_BYTES = Limit(
+    "MRC_PLAN_MAX_REPLICA_STATUS_BYTES", 1024 * MiB, "bytes of kafka-replica-status output"
+)
 
 # JSON values in one placement policy (a real one has a few dozen)
 POLICY_VALUES = Limit("MRC_PLAN_MAX_POLICY_VALUES", 10_000, "JSON values per placement policy")
@@ -78,6 +81,7 @@ ALL_LIMITS: tuple[Limit, ...] = (
     SIZES_BYTES,
     LOGDIRS_BYTES,
     PLAN_BYTES,
+    REPLICA_STATUS_BYTES,
     POLICY_VALUES,
     PARTITIONS_PER_TOPIC,
     PARTITIONS_TOTAL,
