@@ -6,9 +6,11 @@ policy breaches in batches (`assign --out-dir --max-moves-per-broker 5 --throttl
 Then, each as its own process:
 - `mrc-plan score --plan PLAN --master local[2] --out JSON --report HTML`;
 - `mrc-plan plan show DIR --report HTML` (wall time, start-up included);
-and, in this process, the page alone drawn again from the JSON report of that same run
+- `mrc-plan assign --drain` of 10 brokers in batches with `--summary JSON --report HTML`
+  (wall time, the planning included: ~45 s);
+and, in this process, each page alone drawn again from the JSON report of that same run
 (median of 3, matplotlib already imported). Goal: each page at most 5 MiB, small enough to
-mail. The score page must hold the JSON report's figures (checked on a sample).
+mail. The score and assign pages must hold the JSON report's figures (checked on a sample).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from bench_score import make_plan, run_sampled
 from harness import ROOT, clean_env, cli, result
 
 BROKERS, RACKS, TOPICS, PER_TOPIC = 1_000, 10, 1_000, 1_000
+DRAINED = ",".join(str(b) for b in range(1, 11))  # ten brokers (synth: all of rack-01)
 SIZE_GOAL_MIB = 5.0
 MIB = 2**20
 
@@ -92,6 +95,7 @@ def run() -> list[dict[str, Any]]:
             lambda: render_score(report, source=f"snapshot {snap}; plans best first")
         )
         show_render = _render_seconds(lambda: render_plan(view))
+        drain = _assign_page(snap, t)
     what = f"{BROKERS:,} brokers, {TOPICS * PER_TOPIC:,} partitions"
     return [
         result(
@@ -111,4 +115,47 @@ def run() -> list[dict[str, Any]]:
         ),
         result("plan show --report: drawing the page", show_render, "s", None, "median of 3"),
         result("plan show DIR --report, wall", show_s, "s", None, "start-up included"),
+        *drain,
+    ]
+
+
+def _assign_page(snap: Path, t: Path) -> list[dict[str, Any]]:
+    """`assign --drain` of ten brokers, in batches, with its page and its JSON summary."""
+    from placement.html.assign import render_assign
+    from placement.plan.summary import AssignSummary
+
+    page, summary = t / "drain.html", t / "drain-summary.json"
+    seconds, _ = run_sampled(
+        [
+            cli(), "assign", "--current", str(snap), "--drain", DRAINED,
+            "--out-dir", str(t / "drain"), "--max-moves-per-broker", "5",
+            "--throttle", "100MB", "--summary", str(summary), "--report", str(page),
+        ]
+    )  # fmt: skip
+    doc = AssignSummary.model_validate_json(summary.read_text())
+    html = page.read_text()
+    if 'data-k="/brokers/*/replicas_after"' not in html:
+        raise RuntimeError("the assign page has no column of replicas after the plan")
+    for i in range(0, len(doc.brokers), 50):  # a sample of the rows of every broker
+        b = doc.brokers[i]
+        row = f'<tr data-i="{i}"><td data-v="{b.broker}" class="n">'
+        if row not in html:
+            raise RuntimeError(f"the assign page lacks broker {b.broker}")
+    batches = len(doc.batches.batches) if doc.batches else 0
+    return [
+        result(
+            f"assign --report: page size ({len(doc.brokers):,} brokers, {batches:,} batches)",
+            page.stat().st_size / MIB,
+            "MiB",
+            SIZE_GOAL_MIB,
+            f"--drain {DRAINED}: {doc.replicas_added:,} replicas added",
+        ),
+        result(
+            "assign --report: drawing the page",
+            _render_seconds(lambda: render_assign(doc)),
+            "s",
+            None,
+            "median of 3",
+        ),
+        result("assign --drain --out-dir --report, wall", seconds, "s", None, "planning included"),
     ]

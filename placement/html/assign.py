@@ -160,10 +160,15 @@ def _notes(summary: AssignSummary) -> str:
             f"them first): {_listed(s.missing_topics)}."
         )
     if not s.cluster_policies_known:
-        lines.append("--current records no policies here: policy changes cannot be told.")
+        lines.append(
+            "No policy of the cluster is known (reassignment JSON as --current, or a fresh "
+            "layout): policy changes cannot be told."
+        )
     unknown = sum(1 for b in s.brokers if b.bytes_before is None or b.bytes_after is None)
-    if "bytes" not in _metrics(s):
+    if "bytes" not in _metrics(s) and unknown:
         lines.append("No partition has a known size: bytes per broker are left out.")
+    elif "bytes" not in _metrics(s):
+        lines.append("The partitions hold no data: bytes per broker are left out.")
     elif unknown:
         lines.append(
             f"{unknown:,} broker(s) hold partitions of unknown size: their bytes are unknown."
