@@ -17,20 +17,24 @@ if TYPE_CHECKING:
 
     from placement.io.inventory import LoadedInventory
     from placement.io.outputs import Outcome, Output, Outputs
+    from placement.io.replicastatus import ReplicaStatusRead
     from placement.simulate.failure import SimulateReport, UncleanPartition
+    from placement.simulate.risk import DataAtRisk, PartitionRisk
 
     # the report, how many partitions went to --unclean-out (None: not asked), the outputs
     Run = tuple[SimulateReport, int | None, list[Outcome]]
 
 
 class FailureArgs(TypedDict):
-    """What fails and after which plan: the same arguments for either path."""
+    """What fails, after which plan, and the replica status the estimates read: the same
+    arguments for either path."""
 
     fail_rack: str | None
     fail_brokers: list[int] | None
     plan: Path | None
     default_min_isr: int
     assume_in_sync: bool
+    replica_status: ReplicaStatusRead | None
 
 
 class SimFormat(StrEnum):
@@ -101,6 +105,15 @@ UncleanOutOpt = Annotated[
         show_default=False,
     ),
 ]
+ReplicaStatusOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Output of kafka-replica-status (--json, --verbose or the default columns), "
+        "taken before the failure: estimate what the unclean elections would truncate, and "
+        "list them riskiest first in --unclean-out.",
+        show_default=False,
+    ),
+]
 MasterOpt = Annotated[
     str | None,
     typer.Option(help="Spark master for --snapshot (default as for score).", show_default=False),
@@ -131,6 +144,7 @@ def simulate(
     default_min_isr: DefaultMinIsrOpt = 1,
     assume_in_sync: AssumeInSyncOpt = False,
     unclean_out: UncleanOutOpt = None,
+    replica_status: ReplicaStatusOpt = None,
     master: MasterOpt = None,
     format: FormatOpt = SimFormat.TEXT,
     exit_zero: ExitZeroOpt = False,
@@ -143,17 +157,23 @@ def simulate(
     surviving replica outside it, with possible data loss, or nothing left at all). A
     surviving replica counts as in sync when the recorded ISR lists it (every sync replica
     with --assume-in-sync, or where no ISR is recorded); partitions already offline or
-    under min ISR before the failure are counted apart from those it breaks.
+    under min ISR before the failure are counted apart from those it breaks. With
+    --replica-status, each partition needing an unclean election gets an estimate of what
+    electing its most caught-up surviving replica would truncate.
 
     Exits 1 when any partition goes offline or under min ISR, or the KRaft quorum is lost.
     """
     from rich.console import Console
 
     from placement.io.inventory import load_inventory
+    from placement.io.replicastatus import read_replica_status
 
     ids = _failure_flags(fail_rack, fail_brokers, snapshot, current, root, topics)
-    outputs, unclean_file = _outputs(unclean_out, snapshot, current, inventory, topics, plan)
+    outputs, unclean_file = _outputs(
+        unclean_out, snapshot, current, inventory, topics, plan, replica_status
+    )
     loaded = load_inventory(inventory) if inventory is not None else None
+    status = read_replica_status(str(replica_status)) if replica_status is not None else None
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     failure = FailureArgs(
         fail_rack=fail_rack,
@@ -161,6 +181,7 @@ def simulate(
         plan=plan,
         default_min_isr=default_min_isr,
         assume_in_sync=assume_in_sync,
+        replica_status=status,
     )
     if snapshot is not None:
         run = _on_spark(snapshot, topics, master, loaded, outputs, unclean_file, err, failure)
@@ -170,7 +191,7 @@ def simulate(
     report, written, outcomes = run
     _show(report, format, err)
     if written is not None:
-        _say_unclean(err, outputs, outcomes, written, unclean_out)
+        _say_unclean(err, outputs, outcomes, written, unclean_out, report.data_at_risk)
     raise typer.Exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
 
 
@@ -269,16 +290,34 @@ def _show(report: SimulateReport, format: SimFormat, err: Console) -> None:
 
 
 def _say_unclean(
-    err: Console, outputs: Outputs, outcomes: list[Outcome], written: int, path: Path | None
+    err: Console,
+    outputs: Outputs,
+    outcomes: list[Outcome],
+    written: int,
+    path: Path | None,
+    at_risk: DataAtRisk | None,
 ) -> None:
-    """What went to --unclean-out, with the warning an unclean election deserves."""
+    """What went to --unclean-out, with the warning an unclean election deserves (and,
+    with --replica-status, the estimates beside the first partitions, and which replica
+    Kafka would elect)."""
+    from placement.simulate.failure import SAMPLE
+
     from .render import cell, safe  # paths: escaped, no markup
 
     for note in outputs.notes:
         err.print(cell(f"note: {note}"))
     if written:
-        err.print(cell(f"wrote {path}: {written:,} partition(s)"))
+        if at_risk is None:
+            err.print(cell(f"wrote {path}: {written:,} partition(s)"))
+        else:
+            err.print(cell(f"wrote {path}: {written:,} partition(s), riskiest first:"))
+            for r in at_risk.partitions[:SAMPLE]:
+                err.print(cell(f"  {risk_line(r, at_risk.replica_status)}"))
+            if written > SAMPLE:
+                err.print(f"  … and {written - SAMPLE:,} more (--format json lists them all)")
         err.print(UNCLEAN_WARNING.format(path=safe(path)), markup=False, emoji=False)
+        if at_risk is not None:
+            err.print(cell(_kafka_picks(at_risk)))
     else:
         err.print("no partition needs an unclean election", markup=False)
         for o in outcomes:  # a file from an earlier run is removed, and this says so
@@ -289,7 +328,7 @@ def _outputs(unclean_out: Path | None, *inputs: Path | None) -> tuple[Outputs, O
     """--unclean-out, checked before any work: not an input, its directory writable."""
     from placement.io.outputs import Outputs
 
-    flags = ("--snapshot", "--current", "--inventory", "--topics", "--plan")
+    flags = ("--snapshot", "--current", "--inventory", "--topics", "--plan", "--replica-status")
     outputs = Outputs.of(zip(flags, inputs, strict=True))
     return outputs, outputs.add("--unclean-out", unclean_out) if unclean_out else None
 
@@ -299,6 +338,49 @@ def _commit(outputs: Outputs, unclean: Output | None, written: int | None) -> li
     if unclean is not None and not written:
         unclean.nothing()
     return outputs.commit()
+
+
+def risk_line(r: PartitionRisk, source: str) -> str:
+    """One partition's estimate: ``orders-1: 315 offsets at risk electing 10 (...)``."""
+    name = f"{r.topic}-{r.partition}"
+    elects = ""
+    if r.replica is not None and r.kafka_elects != r.replica:
+        behind = r.kafka_elects_offsets
+        gap = "offsets unknown" if behind is None else f"{behind:,} offsets at risk"
+        elects = f"; Kafka elects {r.kafka_elects}, first in replica order: {gap}"
+    if not r.listed:
+        return f"{name}: no estimate, not in {source}; Kafka elects {r.kafka_elects}"
+    if r.replica is None:
+        return (
+            f"{name}: no estimate, {source} shows no offset for its surviving replicas; "
+            f"Kafka elects {r.kafka_elects}"
+        )
+    lag = "lag unknown" if r.lag_ms is None else f"caught up {r.lag_ms:,} ms before the status"
+    offsets = "offsets at risk unknown" if r.offsets is None else f"{r.offsets:,} offsets at risk"
+    return f"{name}: {offsets} electing {r.replica}, the most caught up ({lag}){elects}"
+
+
+def _kafka_picks(at_risk: DataAtRisk) -> str:
+    """Which replica Kafka elects, and how many partitions it would elect a worse one for."""
+    worse = sum(
+        1
+        for r in at_risk.partitions
+        if r.replica is not None
+        and r.kafka_elects != r.replica
+        and (r.kafka_elects_offsets is None or r.kafka_elects_offsets > (r.offsets or 0))
+    )
+    text = (
+        "note: Kafka picks the new leader itself: an unclean election elects the first live "
+        "replica in the partition's replica order, not the most caught-up one the estimates "
+        f"name (estimates from {at_risk.replica_status}, taken before the failure)"
+    )
+    if worse:
+        text += (
+            f'; for {worse:,} partition(s) that replica is further behind ("Kafka elects" '
+            "above): bring the failed brokers back, or reorder the replicas so that the most "
+            "caught-up one comes first, before electing"
+        )
+    return text
 
 
 def _ids(ids: list[int], limit: int = 12) -> str:
@@ -334,6 +416,40 @@ def _isr_line(report: SimulateReport) -> str:
         f"{basis}\nbefore the failure (no broker down): {t.offline_before:,} offline, "
         f"{t.under_min_isr_before:,} under min ISR; the failure breaks {t.broken:,} more"
     )
+
+
+def _render_risk(console: Console, at_risk: DataAtRisk) -> None:
+    """The data at risk per topic (most offsets first), and the riskiest partitions."""
+    from rich.table import Table
+
+    from .render import cell
+
+    t = at_risk.totals
+    if not t.partitions:
+        return
+    table = Table(
+        title=cell(f"data at risk in an unclean election, estimated from {at_risk.replica_status}"),
+        title_justify="left",
+    )
+    table.add_column("topic")
+    for col in ("partitions", "offsets at risk", "max lag (ms)", "no estimate"):
+        table.add_column(col, justify="right")
+    topics = sorted(at_risk.topics, key=lambda x: (-x.offsets, x.topic))
+    console.print()
+    for x in topics[:SHOWN_TOPICS]:
+        table.add_row(
+            cell(x.topic),
+            f"{x.partitions:,}",
+            f"{x.offsets:,}",
+            "unknown" if x.max_lag_ms is None else f"{x.max_lag_ms:,}",
+            f"{x.unknown:,}",
+        )
+    console.print(table)
+    if len(topics) > SHOWN_TOPICS:
+        console.print(f"… and {len(topics) - SHOWN_TOPICS:,} more topics (--format json)")
+    console.print("riskiest first:")
+    for r in at_risk.partitions[:10]:
+        console.print(cell(f"  {risk_line(r, at_risk.replica_status)}"))
 
 
 def render(report: SimulateReport) -> None:
@@ -398,6 +514,8 @@ def render(report: SimulateReport) -> None:
         )
         for u in report.unclean_sample[:10]:
             console.print(cell(f"  {u.topic}-{u.partition}: {_survivors(u)}"))
+    if report.data_at_risk is not None:
+        _render_risk(console, report.data_at_risk)
     q = report.quorum
     if q is not None:
         state = "kept" if q.kept else "LOST"

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from placement.io.reassignment import write_election_stream
+from placement.io.replicastatus import ReplicaStatusRead
 from placement.io.snapshot import read_table
 from placement.model.inventory import Inventory
 from placement.score.metrics import applied, with_failure, with_policy
@@ -38,6 +39,7 @@ from placement.simulate.failure import (
     build_report,
     policy_label,
 )
+from placement.simulate.risk import DataAtRisk, estimate
 
 COUNTS = [k for k in Counts.model_fields if k != "partitions"]
 
@@ -72,8 +74,9 @@ class Tally:
     unknown: set[int] = field(default_factory=set)
     listed: int = 0  # plan entries that found their partition
 
-    def unclean_keys(self, rows: Iterable[Any]) -> Iterator[tuple[str, int]]:
-        """Take in ``rows``; yield the key of every unclean partition, in order."""
+    def unclean(self, rows: Iterable[Any]) -> Iterator[tuple[str, int, list[int]]]:
+        """Take in ``rows``; yield every unclean partition, in order, with the replicas an
+        unclean election may elect (`placement.simulate.failure.unclean_candidates`)."""
         for r in rows:
             self.listed += int(r["listed"])
             self.unknown.update(r["unknown_rack"])
@@ -96,7 +99,7 @@ class Tally:
                             lagging=u["lagging"],
                         )
                     )
-                yield r["topic"], u["partition"]
+                yield r["topic"], u["partition"], [*u["lagging"], *u["survivors"]]
 
 
 def run_simulate(
@@ -110,11 +113,14 @@ def run_simulate(
     inventory: Inventory | None = None,
     unclean_out: str | Path | None = None,
     assume_in_sync: bool = False,
+    replica_status: ReplicaStatusRead | None = None,
     progress: Callable[[str], None] = lambda _: None,
 ) -> tuple[SimulateReport, int | None]:
     """The report, and how many partitions went to ``unclean_out`` (None: not asked). The
     ISR is the snapshot's `isr` column (a null one: the sync replicas) unless
-    ``assume_in_sync``."""
+    ``assume_in_sync``. With ``replica_status`` the report estimates the data at risk and
+    the unclean partitions go to ``unclean_out`` riskiest first (held on the driver to be
+    sorted), else in (topic, partition) order as they stream in."""
     from pyspark.sql import functions as F  # noqa: N812
 
     root = snapshot_dir(snapshot)
@@ -143,14 +149,25 @@ def run_simulate(
     progress("applying the failure to every partition")
     tally = Tally({t: policy_label(p) for t, p, _ in parsed_policies(root, topics)})
 
+    at_risk: list[DataAtRisk] = []  # the estimates, once the stream has run
+
     def unclean_keys() -> Iterator[tuple[str, int]]:
         # one pass: a row per topic with its counts and its unclean partitions, sorted,
         # streamed to the driver topic by topic (two more passes, to sort and to stream the
         # unclean partitions alone, cost 30 s more on 5M partitions)
-        yield from tally.unclean_keys(per_topic(judged).toLocalIterator())
+        stream = tally.unclean(per_topic(judged).toLocalIterator())
+        held = []
+        for topic, partition, candidates in stream:
+            if replica_status is None:
+                yield topic, partition
+            else:
+                held.append((topic, partition, candidates))
         if checked is not None and tally.listed != len(checked.entries):
             # raised inside the stream: the --unclean-out file is not written
             refuse_missing(stage.spark, source, checked, root, topics)
+        if replica_status is not None:
+            at_risk.append(estimate(held, replica_status))
+            yield from ((r.topic, r.partition) for r in at_risk[0].partitions)
 
     written = None
     if unclean_out is not None:
@@ -166,5 +183,6 @@ def run_simulate(
         "spark",
         inventory,
         "assumed" if assume_in_sync else "recorded",
+        at_risk[0] if at_risk else None,
     )
     return report, written

@@ -30,6 +30,10 @@ A broker whose rack is unknown (absent from the inventory, or listed there witho
 rack) may sit in the failed rack: a rack failure takes it down too, and the report names
 it (``failure.unknown_rack``). `--fail-brokers` takes down only the brokers it names.
 
+With `kafka-replica-status` output, each partition needing an unclean election gets an
+estimate of what electing its most caught-up surviving replica would truncate, and they
+are listed riskiest first (`placement.simulate.risk`).
+
 This module is the in-process engine for inputs held in memory; the Spark stage
 (`placement.score.simulate`) computes the same report for snapshots, from the same
 definitions (`classify` here, `failure_flags` there; a test holds them to each other).
@@ -51,10 +55,12 @@ from placement.model.assignment import PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
 from placement.rules.topology import majority
+from placement.simulate.risk import DataAtRisk, estimate
 
 if TYPE_CHECKING:
     from placement.io.current import Isr
     from placement.io.inventory import LoadedInventory
+    from placement.io.replicastatus import ReplicaStatusRead
 
 # the unclean partitions the report lists itself; all of them go to --unclean-out
 SAMPLE = 20
@@ -185,6 +191,11 @@ class SimulateReport(_Model):
         "--unclean-out writes all of them"
     )
     quorum: Quorum | None = Field(description="the KRaft quorum, when controllers are known")
+    data_at_risk: DataAtRisk | None = Field(
+        None,
+        description="with --replica-status: what an unclean election of each partition "
+        "needing one would truncate, estimated (null without it)",
+    )
 
     @property
     def writes_fail(self) -> int:
@@ -421,10 +432,12 @@ def simulate(
     inventory: Inventory | None = None,
     plan: str | None = None,
     isr: Sequence[Isr] | None = None,
+    replica_status: ReplicaStatusRead | None = None,
 ) -> tuple[SimulateReport, list[UncleanPartition]]:
-    """The report, and every partition that needs an unclean election, sorted. ``isr``:
-    the recorded ISR of each partition, aligned with ``parts``; None: every sync replica is
-    assumed in the ISR (the report says ``assumed``)."""
+    """The report, and every partition that needs an unclean election, sorted by (topic,
+    partition), or riskiest first with ``replica_status`` (`placement.simulate.risk`).
+    ``isr``: the recorded ISR of each partition, aligned with ``parts``; None: every sync
+    replica is assumed in the ISR (the report says ``assumed``)."""
     per_topic: dict[str, Counter[str]] = {}
     unclean: list[UncleanPartition] = []
     for a, j, recorded in outcomes(parts, topics, failure, default_min_isr, isr):
@@ -450,6 +463,12 @@ def simulate(
                     )
                 )
     unclean.sort(key=lambda u: (u.topic, u.partition))
+    sample = unclean[:SAMPLE]
+    at_risk = None
+    if replica_status is not None:
+        at_risk = estimate(unclean_candidates(unclean), replica_status)
+        by_key = {(u.topic, u.partition): u for u in unclean}
+        unclean = [by_key[(r.topic, r.partition)] for r in at_risk.partitions]
     rows = []
     for name in sorted(per_topic):
         info = topics.get(name) or TopicInfo(None, None)
@@ -464,14 +483,24 @@ def simulate(
     report = build_report(
         failure,
         rows,
-        unclean[:SAMPLE],
+        sample,
         plan,
         default_min_isr,
         "in-process",
         inventory,
         "assumed" if isr is None else "recorded",
+        at_risk,
     )
     return report, unclean
+
+
+def unclean_candidates(
+    unclean: Iterable[UncleanPartition],
+) -> Iterator[tuple[str, int, list[int]]]:
+    """(topic, partition, the replicas an unclean election may elect, in replica order):
+    sync replicas come before observers."""
+    for u in unclean:
+        yield u.topic, u.partition, [*u.lagging, *u.observers]
 
 
 def build_report(
@@ -483,6 +512,7 @@ def build_report(
     engine: Literal["spark", "in-process"],
     inventory: Inventory | None,
     isr: Literal["recorded", "assumed"],
+    data_at_risk: DataAtRisk | None = None,
 ) -> SimulateReport:
     totals = Counts()
     for t in topics:
@@ -497,6 +527,7 @@ def build_report(
         topics=topics,
         unclean_sample=sample,
         quorum=quorum(inventory, failure),
+        data_at_risk=data_at_risk,
     )
 
 
@@ -511,13 +542,14 @@ def simulate_files(
     fail_brokers: Sequence[int] | None = None,
     default_min_isr: int = 1,
     assume_in_sync: bool = False,
+    replica_status: ReplicaStatusRead | None = None,
 ) -> tuple[SimulateReport, list[UncleanPartition]]:
     """The in-process path: the current assignment (reassignment JSON, describe output or
     a snapshot directory), the inventory, the policies and min ISR from the topics file
     (else from the describe output's or snapshot's configs), and the plan if any. The
     topics file's placement references are resolved inside ``refs_root`` (default: its
     directory), as for `assign`. The ISR is the recorded one (none for reassignment JSON)
-    unless ``assume_in_sync``."""
+    unless ``assume_in_sync``; ``replica_status`` adds the estimates of the data at risk."""
     from placement.io.current import read_current
     from placement.io.reassignment import read_plan_file
     from placement.plan.topics import read_topics
@@ -559,4 +591,5 @@ def simulate_files(
         inventory=inv,
         plan=None if plan is None else str(plan),
         isr=isr,
+        replica_status=replica_status,
     )

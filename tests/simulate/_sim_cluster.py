@@ -178,3 +178,48 @@ def write_snapshot_jsonl(
         )
     )
     return root
+
+
+# RECORDED's cluster as kafka-replica-status --verbose would show it: (topic, partition,
+# replica, leader, log end offset, last caught-up lag ms); v1-0 has no leader: absent
+STATUS = [
+    ("umi", 0, 1, True, 1000, 0),
+    ("umi", 0, 2, False, 990, 2500),  # out of the ISR
+    ("umi", 0, 4, False, 1000, 40),
+    ("umi", 0, 7, False, 950, 9000),
+    ("v1", 1, 3, True, 500, 0),
+    ("v1", 1, 2, False, 480, 7000),
+    ("v1", 1, 1, False, 470, 8000),
+    ("v1", 1, 6, False, 480, 3000),  # first surviving observer, behind 4
+    ("v1", 1, 4, False, 499, -1),  # the most caught up; its lag unknown
+]
+
+
+def write_replica_status(path: Path) -> Path:
+    """STATUS in the layout of kafka-replica-status --verbose."""
+    observers = {p.key: set(p.observers) for p in PARTITIONS}
+    blocks = []
+    for topic, partition, replica, leader, end, lag in STATUS:
+        isr, _ = RECORDED[(topic, partition)]
+        obs = replica in observers[(topic, partition)]
+        fields = {
+            "Topic": topic,
+            "Partition": partition,
+            "Replica": replica,
+            "IsLeader": leader,
+            "IsObserver": obs,
+            "IsIsrEligible": not obs,
+            "IsInIsr": replica in (isr or []),
+            "IsCaughtUp": lag == 0,
+            "LastCaughtUpLagMs": lag,
+            "LastFetchLagMs": 0 if lag < 0 else min(lag, 500),
+            "LogStartOffset": 0,
+            "LogEndOffset": end,
+        }
+        blocks.append(
+            "".join(
+                f"{k}: {str(v).lower() if isinstance(v, bool) else v}\n" for k, v in fields.items()
+            )
+        )
+    path.write_text("\n".join(blocks))
+    return path

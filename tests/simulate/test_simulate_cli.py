@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _sim_cluster import write_inputs, write_snapshot_jsonl
+from _sim_cluster import write_inputs, write_replica_status, write_snapshot_jsonl
 from typer.testing import Result
 
 SCHEMAS_DIR = Path(__file__).resolve().parents[2] / "schemas"
@@ -176,6 +176,7 @@ def test_snapshot_runs_on_spark_and_matches_in_process(
 ) -> None:
     snap = write_snapshot_jsonl(tmp_path / "snap")
     out = tmp_path / "unclean.json"
+    status = write_replica_status(tmp_path / "status.txt")
     r = cli(
         [
             "simulate",
@@ -189,17 +190,22 @@ def test_snapshot_runs_on_spark_and_matches_in_process(
             "json",
             "--unclean-out",
             out,
+            "--replica-status",
+            status,
         ]
     )
     assert r.exit_code == 1, r.stderr
     on_spark = json.loads(r.stdout)
     _schema_check(on_spark)
-    local = json.loads(cli(_args(inputs, "--fail-rack", "west", "--format", "json")).stdout)
+    local_args = _args(inputs, "--fail-rack", "west", "--format", "json")
+    local = json.loads(cli([*local_args, "--replica-status", status]).stdout)
+    # v1-1 first: 1 offset at risk electing observer 4; v1-0 had no leader, no estimate
+    assert [p["partition"] for p in on_spark["data_at_risk"]["partitions"]] == [1, 0]
     assert on_spark.pop("engine") == "spark" and local.pop("engine") == "in-process"
     assert on_spark == local
     assert json.loads(out.read_text())["partitions"] == [
-        {"topic": "v1", "partition": 0},
         {"topic": "v1", "partition": 1},
+        {"topic": "v1", "partition": 0},
     ]
 
 

@@ -9,9 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _sim_cluster import EXPECTED, PARTITIONS, RACKS, RECORDED, write_snapshot_jsonl
+from _sim_cluster import (
+    EXPECTED,
+    PARTITIONS,
+    RACKS,
+    RECORDED,
+    write_replica_status,
+    write_snapshot_jsonl,
+)
 
 from placement.io.reassignment import render_reassignment
+from placement.io.replicastatus import read_replica_status
 from placement.io.snapshot import read_snapshot, write_snapshot
 from placement.model.assignment import PartitionAssignment
 from placement.score.simulate import run_simulate
@@ -65,6 +73,7 @@ def _in_process(
     plan_name: str | None,
     default_min_isr: int = 2,
     assume_in_sync: bool = False,
+    replica_status: Any = None,
     **failure: Any,
 ) -> Any:
     from placement.model.policy import PlacementPolicy
@@ -105,6 +114,7 @@ def _in_process(
         default_min_isr=default_min_isr,
         plan=plan_name,
         isr=isr,
+        replica_status=replica_status,
     )
 
 
@@ -171,6 +181,7 @@ def test_both_paths_agree_on_the_recorded_isr(spark: Any, tmp_path: Path) -> Non
     ]
     plan_path = tmp_path / "plan.json"
     plan_path.write_text(render_reassignment(plan))
+    status = read_replica_status(str(write_replica_status(tmp_path / "status.txt")))
     runs: list[tuple[dict[str, Any], bool, bool]] = [
         ({"fail_rack": "west"}, False, False),
         ({"fail_brokers": [1, 4]}, False, False),
@@ -186,6 +197,7 @@ def test_both_paths_agree_on_the_recorded_isr(spark: Any, tmp_path: Path) -> Non
             default_min_isr=1,
             unclean_out=out,
             assume_in_sync=assume,
+            replica_status=status,
             **failure,
         )
         local_report, unclean = _in_process(
@@ -194,10 +206,18 @@ def test_both_paths_agree_on_the_recorded_isr(spark: Any, tmp_path: Path) -> Non
             str(plan_path) if with_plan else None,
             default_min_isr=1,
             assume_in_sync=assume,
+            replica_status=status,
             **failure,
         )
         assert _strip(spark_report) == _strip(local_report), (failure, with_plan, assume)
         assert written == len(unclean)
+        # the election file lists them riskiest first, as the report does
+        doc = json.loads(out.read_text()) if written else {"partitions": []}
+        at_risk = spark_report.data_at_risk
+        assert at_risk is not None
+        assert [(e["topic"], e["partition"]) for e in doc["partitions"]] == [
+            (r.topic, r.partition) for r in at_risk.partitions
+        ]
         t = spark_report.totals
         assert t.offline + t.under_min_isr == t.offline_before + t.under_min_isr_before + t.broken
         if not assume:
