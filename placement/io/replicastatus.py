@@ -73,8 +73,8 @@ JSON_HINT = (
     '"Replicas":[{"Replica":1,"IsLeader":true,...,"LogEndOffset":10000}]}]}]'
 )
 OLD_FORM_HINT = (
-    "this is the output of an older kafka-replica-status (Mode, IsInSync): run the one of "
-    "Confluent Platform 6 or later, which prints IsLeader, IsObserver and IsInIsr"
+    "this is the output of an older kafka-replica-status (Mode, IsInSync): run a newer one, "
+    "which prints IsLeader, IsObserver and IsInIsr"
 )
 
 
