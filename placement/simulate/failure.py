@@ -413,11 +413,16 @@ def outcomes(
     pairs: Iterable[tuple[PartitionAssignment, Isr]] = (
         ((a, None) for a in parts) if isr is None else zip(parts, isr, strict=True)
     )
+    rules: dict[str, tuple[int, bool]] = {}  # topic -> (min ISR, promotes), looked up once
     for a, i in pairs:
-        info = topics.get(a.topic) or TopicInfo(None, None)
-        promotes = info.policy is not None and info.policy.promotes_observers
-        in_sync = frozenset(a.replicas[: len(a.replicas) - len(a.observers)] if i is None else i)
-        yield a, judge(a, in_sync, down, info.min_isr or default_min_isr, promotes), i is not None
+        rule = rules.get(a.topic)
+        if rule is None:
+            info = topics.get(a.topic) or TopicInfo(None, None)
+            promotes = info.policy is not None and info.policy.promotes_observers
+            rule = rules[a.topic] = (info.min_isr or default_min_isr, promotes)
+        # a tuple: replica lists are short, a set per partition costs more than it saves
+        in_sync = a.replicas[: len(a.replicas) - len(a.observers)] if i is None else i
+        yield a, judge(a, in_sync, down, *rule), i is not None
 
 
 _FAILING = (Outcome.OFFLINE, Outcome.UNDER_MIN_ISR)
@@ -441,7 +446,9 @@ def simulate(
     per_topic: dict[str, Counter[str]] = {}
     unclean: list[UncleanPartition] = []
     for a, j, recorded in outcomes(parts, topics, failure, default_min_isr, isr):
-        c = per_topic.setdefault(a.topic, Counter())
+        c = per_topic.get(a.topic)
+        if c is None:
+            c = per_topic[a.topic] = Counter()
         c["partitions"] += 1
         c[j.outcome.value] += 1
         if j.before in _FAILING:
