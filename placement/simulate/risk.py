@@ -1,5 +1,5 @@
 """What an unclean leader election would truncate, estimated from `kafka-replica-status`
-output (docs/definitions.md, rack-failure outcomes: data at risk).
+output (docs/definitions.md, rack-failure outcomes).
 
 For each partition the failure leaves needing an unclean election, the candidates are its
 surviving replicas outside the ISR, in replica order. From the replica status taken before
