@@ -109,9 +109,18 @@ show "${cmd[*]}"
 show "grep -- --alter $tmp/policies/policy-changes.sh"
 grep -- --alter "$tmp/policies/policy-changes.sh"
 
-if [[ $good -ne 0 || $broken -ne 1 || $sim -ne 1 || $audit -ne 1 ]]; then
+step "11. Losing us-west with the ISR the cluster recorded: what an unclean election would cost"
+cmd=(mrc-plan simulate --current examples/describe.txt --inventory examples/inventory.json
+     --fail-rack us-west --replica-status examples/replica-status.json
+     --unclean-out "$tmp/unclean-ranked.json")
+show "${cmd[*]}"
+risk=0
+"${cmd[@]}" || risk=$?
+echo "exit code $risk: partitions go offline; the estimates rank them by the offsets an unclean election would drop"
+
+if [[ $good -ne 0 || $broken -ne 1 || $sim -ne 1 || $audit -ne 1 || $risk -ne 1 ]]; then
     echo >&2
-    echo "demo: FAILED: expected exit codes 0, 1, 1 and 1, got $good, $broken, $sim and $audit" >&2
+    echo "demo: FAILED: expected exit codes 0, 1, 1, 1 and 1, got $good, $broken, $sim, $audit and $risk" >&2
     exit 1
 fi
 printf '\nNext: mrc-plan rules (all rules), mrc-plan assign --help, mrc-plan simulate --help, README.md.\n'
