@@ -420,6 +420,19 @@ def _load_sizes(p: Path, c: Context) -> object:
     return load_sizes(p)
 
 
+def _read_replica_status(p: Path, c: Context) -> object:
+    from placement.io.replicastatus import read_replica_status
+
+    return read_replica_status(str(p))
+
+
+def _mutate_status(rng: random.Random, data: bytes, others: Sequence[bytes]) -> bytes:
+    """`kafka-replica-status`: its JSON mutated as JSON, its text forms line by line."""
+    if data.lstrip()[:1] in (b"[", b"{"):
+        return mutate.mutate_structured(rng, data, others)
+    return mutate.mutate_text(rng, data, others)
+
+
 def _plan_show_json(p: Path, c: Context) -> object:
     cli_plan = importlib.import_module("mrc_plan_cli.plan")
     return _unwrapped(cli_plan.show)(p, cli_plan.ShowFormat.JSON)
@@ -520,6 +533,14 @@ def build(ctx: Context) -> list[Reader]:
         "sizes", "sizes.csv", _files([EXAMPLES / "sizes.csv"], "sizes.csv"), mutate.mutate_text
     )
     summary = Family("summary", "summary.json", [_dir_seed(SEEDS / "batches")], _structured)
+    status = Family(
+        "replica-status",
+        "status.txt",
+        _files(
+            [EXAMPLES / "replica-status.json", *sorted(f.glob("replica-status/*"))], "status.txt"
+        ),
+        _mutate_status,
+    )
     logdirs = Family(
         "logdirs",
         "log-dirs.txt",
@@ -797,6 +818,16 @@ def build(ctx: Context) -> list[Reader]:
         Reader("cli plan show DIR", summary, ".", cli=lambda p, c, r: ["plan", "show", str(p)]),
         Reader("plan show DIR --format json", summary, ".", _plan_show_json),
         Reader("load_sizes (kafka-log-dirs)", logdirs, "log-dirs.txt", _load_sizes),
+        Reader("read_replica_status", status, "status.txt", _read_replica_status),
+        Reader(
+            "cli simulate --replica-status",
+            status,
+            "status.txt",
+            cli=lambda p, c, r: [
+                *("simulate", "--current", desc, "--inventory", inv),
+                *("--fail-rack", "us-west", "--replica-status", str(p), "--exit-zero"),
+            ],
+        ),
         Reader(
             "cli snapshot from-describe --sizes (kafka-log-dirs)",
             logdirs,

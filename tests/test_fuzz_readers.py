@@ -44,6 +44,7 @@ def test_every_family_has_seeds_and_readers(fuzz_context: targets.Context) -> No
         "sizes",
         "summary",
         "logdirs",
+        "replica-status",
     }
     assert all(r.family.seeds for r in readers)
     assert {r.level for r in readers} == {"lib", "cli"}

@@ -468,7 +468,10 @@ def _json_fail(text: str, path: str, ptr: str, obj: dict[str, Any]) -> Fail:
 def _located(text: str, path: str, p: ShapeError) -> InputError:
     """The InputError for ``p``, at its value's line and column (the document parsed again
     by jsonsrc, which keeps positions: only on a problem)."""
-    doc = parse_json(text)
+    try:
+        doc = parse_json(text)
+    except JsonSyntaxError:  # what the standard library let through (a lone surrogate)
+        return _json_problem(text, path)
     pos = doc.locate(p.pointer, key=p.key)
     return InputError(path, p.message, p.hint, line=pos.line, column=pos.column)
 

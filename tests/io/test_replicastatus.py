@@ -218,3 +218,14 @@ def test_oversized_output_is_refused_before_parsing(
         read_replica_status(str(EXAMPLE))
     assert "too large" in info.value.message
     assert "MRC_PLAN_MAX_REPLICA_STATUS_BYTES" in info.value.hint
+
+
+def test_a_lone_surrogate_is_an_input_error_not_a_crash() -> None:
+    """Found by the fuzzer: the standard library decodes "\\ud800", the positioned parser
+    refuses it, and its error escaped as a JsonSyntaxError (exit 101)."""
+    flat = json.loads((FIXTURES / "cluster-flat.json").read_text())
+    flat[0]["topic"] = "PLACEHOLDER"
+    text = json.dumps(flat, indent=2).replace("PLACEHOLDER", "\\ud800")
+    e = _error(text)
+    assert e.line is not None and e.line > 1
+    assert "surrogate" in e.message
