@@ -551,6 +551,22 @@ def build(ctx: Context) -> list[Reader]:
     inv = str(ctx.inventory_json)
     desc = str(ctx.describe)
     snap = str(ctx.snapshot)
+
+    def from_describe_sizes(p: Path, c: Context, r: random.Random) -> list[str]:
+        """`snapshot from-describe --sizes`: both families of sizes files go through it."""
+        out = str(p.parent / "out-snapshot")
+        return [
+            "snapshot",
+            "from-describe",
+            desc,
+            "--inventory",
+            inv,
+            "--sizes",
+            str(p),
+            "--out",
+            out,
+        ]
+
     return [
         Reader("validate policy", policy, "policy.json", _validate_json),
         Reader(
@@ -796,17 +812,7 @@ def build(ctx: Context) -> list[Reader]:
             "cli snapshot from-describe --sizes",
             sizes,
             "sizes.csv",
-            cli=lambda p, c, r: [
-                "snapshot",
-                "from-describe",
-                desc,
-                "--inventory",
-                inv,
-                "--sizes",
-                str(p),
-                "--out",
-                str(p.parent / "out-snapshot"),
-            ],
+            cli=from_describe_sizes,
         ),
         Reader("plan show DIR", summary, ".", _plan_show),
         Reader(
@@ -832,17 +838,7 @@ def build(ctx: Context) -> list[Reader]:
             "cli snapshot from-describe --sizes (kafka-log-dirs)",
             logdirs,
             "log-dirs.txt",
-            cli=lambda p, c, r: [
-                "snapshot",
-                "from-describe",
-                desc,
-                "--inventory",
-                inv,
-                "--sizes",
-                str(p),
-                "--out",
-                str(p.parent / "out-snapshot"),
-            ],
+            cli=from_describe_sizes,
         ),
     ]
 
