@@ -8,6 +8,9 @@ Then, each as its own process:
 - `mrc-plan plan show DIR --report HTML` (wall time, start-up included);
 - `mrc-plan assign --drain` of 10 brokers in batches with `--summary JSON --report HTML`
   (wall time, the planning included: ~45 s);
+- `mrc-plan simulate --current SNAP --fail-rack rack-01 --replica-status STATUS --format json
+  --report HTML` in process, STATUS a kafka-replica-status --json file listing every
+  partition that needs an unclean election (offsets and lags drawn from a seeded generator);
 and, in this process, each page alone drawn again from the JSON report of that same run
 (median of 3, matplotlib already imported). Goal: each page at most 5 MiB, small enough to
 mail. The score and assign pages must hold the JSON report's figures (checked on a sample).
@@ -96,6 +99,7 @@ def run() -> list[dict[str, Any]]:
         )
         show_render = _render_seconds(lambda: render_plan(view))
         drain = _assign_page(snap, t)
+        loss = _simulate_page(snap, t)
     what = f"{BROKERS:,} brokers, {TOPICS * PER_TOPIC:,} partitions"
     return [
         result(
@@ -116,6 +120,7 @@ def run() -> list[dict[str, Any]]:
         result("plan show --report: drawing the page", show_render, "s", None, "median of 3"),
         result("plan show DIR --report, wall", show_s, "s", None, "start-up included"),
         *drain,
+        *loss,
     ]
 
 
@@ -159,3 +164,98 @@ def _assign_page(snap: Path, t: Path) -> list[dict[str, Any]]:
         ),
         result("assign --drain --out-dir --report, wall", seconds, "s", None, "planning included"),
     ]
+
+
+def _simulate_page(snap: Path, t: Path) -> list[dict[str, Any]]:
+    """rack-01 down, with the data at risk of every partition needing an unclean election."""
+    from placement.html.simulate import render_simulate
+    from placement.simulate.failure import SimulateReport
+
+    inventory, unclean, status = t / "inv.json", t / "unclean.json", t / "status.json"
+    _write_inventory(snap, inventory)
+    base = [cli(), "simulate", "--current", str(snap), "--inventory", str(inventory),
+            "--fail-rack", "rack-01", "--exit-zero"]  # fmt: skip
+    subprocess.run(
+        [*base, "--unclean-out", str(unclean)],
+        check=True, env=clean_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    listed = _write_replica_status(snap, unclean, status)
+    page = t / "simulate.html"
+    started = time.perf_counter()
+    out = subprocess.run(
+        [*base, "--replica-status", str(status), "--format", "json", "--report", str(page)],
+        check=True, env=clean_env(), capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    seconds = time.perf_counter() - started
+    report = SimulateReport.model_validate_json(out)
+    html = page.read_text()
+    risk = report.data_at_risk
+    if risk is None or risk.totals.partitions != listed:
+        raise RuntimeError(f"the report has no data at risk for the {listed:,} partitions")
+    want = f'data-v="{risk.totals.offsets}" data-k="/data_at_risk/totals/offsets"'
+    if want not in html:
+        raise RuntimeError("the simulate page lacks the offsets at risk of its JSON report")
+    return [
+        result(
+            f"simulate --report: page size ({len(report.topics):,} topics, "
+            f"{listed:,} partitions at risk)",
+            page.stat().st_size / MIB,
+            "MiB",
+            SIZE_GOAL_MIB,
+            f"rack-01 down: offline {report.totals.offline:,}, "
+            f"under min ISR {report.totals.under_min_isr:,}",
+        ),
+        result(
+            "simulate --report: drawing the page",
+            _render_seconds(lambda: render_simulate(report)),
+            "s",
+            None,
+            "median of 3",
+        ),
+        result("simulate --replica-status --report, wall", seconds, "s", None, "in process"),
+    ]
+
+
+def _write_inventory(snap: Path, path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    brokers = pq.read_table(snap / "brokers.parquet").to_pylist()
+    doc = {"brokers": [{"id": b["broker_id"], "rack": b["rack"]} for b in brokers]}
+    path.write_text(json.dumps(doc))
+
+
+def _write_replica_status(snap: Path, unclean: Path, path: Path) -> int:
+    """A kafka-replica-status --json file for the partitions listed in ``unclean``: the
+    leader at its log end, every other replica behind by a seeded amount. Returns how
+    many partitions it lists."""
+    import random
+
+    import pyarrow.parquet as pq
+
+    if not unclean.exists():
+        path.write_text("[]")
+        return 0
+    wanted = {(p["topic"], p["partition"]) for p in json.loads(unclean.read_text())["partitions"]}
+    rng = random.Random(7)
+    topics: dict[str, list[dict[str, Any]]] = {}
+    table = pq.read_table(snap / "partitions", columns=["topic", "partition", "replicas", "leader"])
+    for row in table.to_pylist():
+        if (row["topic"], row["partition"]) not in wanted:
+            continue
+        end = rng.randrange(10_000, 10_000_000)
+        leader = row["leader"] if row["leader"] is not None else row["replicas"][0]
+        replicas = []
+        for b in row["replicas"]:
+            behind = 0 if b == leader else rng.randrange(0, 5_000)
+            replicas.append({
+                "Replica": b, "IsLeader": b == leader, "IsObserver": False,
+                "IsIsrEligible": True, "IsInIsr": behind == 0, "IsCaughtUp": behind == 0,
+                "LastCaughtUpLagMs": 0 if behind == 0 else rng.randrange(1, 60_000),
+                "LastFetchLagMs": 0, "LogStartOffset": 0, "LogEndOffset": end - behind,
+            })  # fmt: skip
+        topics.setdefault(row["topic"], []).append(
+            {"Partition": row["partition"], "Replicas": replicas}
+        )
+    doc = [{"Topic": name, "Partitions": parts} for name, parts in sorted(topics.items())]
+    path.write_text(json.dumps(doc))
+    return sum(len(p) for p in topics.values())

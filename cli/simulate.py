@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
     # the report, how many partitions went to --unclean-out (None: not asked), the outputs
     Run = tuple[SimulateReport, int | None, list[Outcome]]
+    # --unclean-out and --report, each when asked
+    Files = tuple[Output | None, Output | None]
 
 
 class FailureArgs(TypedDict):
@@ -126,6 +128,15 @@ AssumeInSyncOpt = Annotated[
         "the describe output or snapshot records; reassignment JSON records none)."
     ),
 ]
+ReportOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        help="Also write an offline HTML page (FILE.html): outcomes per topic, the "
+        "partitions needing an unclean election and, with --replica-status, the data at risk.",
+        show_default=False,
+    ),
+]
 ExitZeroOpt = Annotated[
     bool, typer.Option(help="Exit 0 even when partitions go offline or under min ISR.")
 ]
@@ -147,6 +158,7 @@ def simulate(
     replica_status: ReplicaStatusOpt = None,
     master: MasterOpt = None,
     format: FormatOpt = SimFormat.TEXT,
+    html: ReportOpt = None,
     exit_zero: ExitZeroOpt = False,
 ) -> None:
     """Apply a rack or broker failure to every partition (after --plan, when given).
@@ -172,6 +184,7 @@ def simulate(
     outputs, unclean_file = _outputs(
         unclean_out, snapshot, current, inventory, topics, plan, replica_status
     )
+    page = outputs.add("--report", html) if html is not None else None
     loaded = load_inventory(inventory) if inventory is not None else None
     status = read_replica_status(str(replica_status)) if replica_status is not None else None
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -184,14 +197,26 @@ def simulate(
         replica_status=status,
     )
     if snapshot is not None:
-        run = _on_spark(snapshot, topics, master, loaded, outputs, unclean_file, err, failure)
+        run = _on_spark(
+            snapshot, topics, master, loaded, outputs, (unclean_file, page), err, failure
+        )
     else:
         assert current is not None  # _failure_flags: one of the two
-        run = _in_process(current, topics, root, loaded, outputs, unclean_file, failure)
+        run = _in_process(current, topics, root, loaded, outputs, (unclean_file, page), failure)
     report, written, outcomes = run
     _show(report, format, err)
     if written is not None:
-        _say_unclean(err, outputs, outcomes, written, unclean_out, report.data_at_risk)
+        unclean = [o for o in outcomes if o.flag == "--unclean-out"]
+        _say_unclean(err, outputs, unclean, written, unclean_out, report.data_at_risk)
+    if page is not None:
+        from .render import cell
+
+        if written is None:
+            for note in outputs.notes:
+                err.print(cell(f"note: {note}"))
+        for o in outcomes:
+            if o.flag == "--report":
+                err.print(cell(o.message))
     raise typer.Exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
 
 
@@ -223,7 +248,7 @@ def _on_spark(
     master: str | None,
     loaded: LoadedInventory | None,
     outputs: Outputs,
-    unclean: Output | None,
+    files: Files,
     err: Console,
     failure: FailureArgs,
 ) -> Run:
@@ -234,6 +259,7 @@ def _on_spark(
         raise UsageError("--topics goes with --current; a snapshot carries its topics' policies")
     from placement.score.simulate import run_simulate
 
+    unclean, page = files
     with outputs, err.status("simulating") as status:
         report, written = run_simulate(
             snapshot,
@@ -243,7 +269,9 @@ def _on_spark(
             progress=lambda stage: status.update(stage),
             **failure,
         )
-        outcomes = _commit(outputs, unclean, written)
+        if page is not None:
+            status.update("writing the HTML report")
+        outcomes = _commit(outputs, files, report, written)
     return report, written, outcomes
 
 
@@ -253,7 +281,7 @@ def _in_process(
     root: Path | None,
     loaded: LoadedInventory | None,
     outputs: Outputs,
-    unclean: Output | None,
+    files: Files,
     failure: FailureArgs,
 ) -> Run:
     """--current: the failure in process; the unclean partitions streamed to the file."""
@@ -266,11 +294,12 @@ def _in_process(
 
     report, partitions = simulate_files(current, loaded, topics=topics, refs_root=root, **failure)
     written = None
+    unclean = files[0]
     with outputs:
         if unclean is not None:
             keys = ((u.topic, u.partition) for u in partitions)
             written = write_election_stream(unclean.staged(), keys)
-        outcomes = _commit(outputs, unclean, written)
+        outcomes = _commit(outputs, files, report, written)
     return report, written, outcomes
 
 
@@ -333,8 +362,16 @@ def _outputs(unclean_out: Path | None, *inputs: Path | None) -> tuple[Outputs, O
     return outputs, outputs.add("--unclean-out", unclean_out) if unclean_out else None
 
 
-def _commit(outputs: Outputs, unclean: Output | None, written: int | None) -> list[Outcome]:
-    """All or nothing; with no unclean partition, no file is left at --unclean-out."""
+def _commit(
+    outputs: Outputs, files: Files, report: SimulateReport, written: int | None
+) -> list[Outcome]:
+    """The page drawn, then all or nothing; with no unclean partition, no file is left at
+    --unclean-out."""
+    unclean, page = files
+    if page is not None:
+        from placement.html.simulate import render_simulate
+
+        page.write(render_simulate(report))
     if unclean is not None and not written:
         unclean.nothing()
     return outputs.commit()

@@ -118,9 +118,35 @@ risk=0
 "${cmd[@]}" || risk=$?
 echo "exit code $risk: partitions go offline; the estimates rank them by the offsets an unclean election would drop"
 
-if [[ $good -ne 0 || $broken -ne 1 || $sim -ne 1 || $audit -ne 1 || $risk -ne 1 ]]; then
+step "12. Pages for the change review: the drain in batches, and losing us-west"
+# MRC_PLAN_DEMO_REPORTS: where the two pages go (default: demo-reports/, ignored by git)
+reports=${MRC_PLAN_DEMO_REPORTS:-demo-reports}
+mkdir -p "$reports"
+cmd=(mrc-plan assign --inventory examples/inventory.json --topics examples/topics.json
+     --current examples/describe.txt --sizes examples/log-dirs.txt --drain 4,8
+     --out-dir "$tmp/drain-sized" --max-moves-per-broker 1 --throttle 50MB
+     --report "$reports/drain.html")
+show "${cmd[*]}"
+"${cmd[@]}" 2>&1 | grep -E '^(wrote|apply in order)'
+cmd=(mrc-plan simulate --current examples/describe.txt --inventory examples/inventory.json
+     --fail-rack us-west --replica-status examples/replica-status.json
+     --report "$reports/us-west-down.html")
+show "${cmd[*]} >/dev/null"
+page=0
+"${cmd[@]}" >/dev/null 2>&1 || page=$?
+for f in drain.html us-west-down.html; do
+    if [[ ! -s "$reports/$f" ]]; then
+        echo "demo: FAILED: $reports/$f was not written" >&2
+        exit 1
+    fi
+done
+printf 'open them in any browser; they work offline and load nothing from anywhere:\n'
+where=$(cd "$reports" && pwd)
+printf '  %s\n' "$where/drain.html" "$where/us-west-down.html"
+
+if [[ $good -ne 0 || $broken -ne 1 || $sim -ne 1 || $audit -ne 1 || $risk -ne 1 || $page -ne 1 ]]; then
     echo >&2
-    echo "demo: FAILED: expected exit codes 0, 1, 1, 1 and 1, got $good, $broken, $sim, $audit and $risk" >&2
+    echo "demo: FAILED: expected exit codes 0, 1, 1, 1, 1 and 1, got $good, $broken, $sim, $audit, $risk and $page" >&2
     exit 1
 fi
 printf '\nNext: mrc-plan rules (all rules), mrc-plan assign --help, mrc-plan simulate --help, README.md.\n'

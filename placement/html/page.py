@@ -26,6 +26,8 @@ from html import escape as html_escape
 from placement.diagnostics.escape import escape
 
 JsonScalar = int | float | str | bool | None
+# what a cell can stand for: a scalar, or a short list (a partition's observers)
+JsonValue = JsonScalar | list[int] | list[str]
 
 
 def text(value: object) -> str:
@@ -88,7 +90,7 @@ class Cell:
     figure of the JSON report, its ``key`` (a JSON pointer)."""
 
     shown: str
-    value: JsonScalar = None
+    value: JsonValue = None
     has_value: bool = False
     key: str | None = None
     title: str | None = None

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from placement.simulate.failure import Counts, SimulateReport
+    from placement.simulate.risk import DataAtRisk
 
 # the topics drawn, worst first (the table has every topic)
 CHART_TOPICS = 30
@@ -45,6 +46,8 @@ TITLES = {
     "default_min_isr": "default min ISR",
     "isr": "ISR",
     "isr_unknown": "ISR unknown",
+    "lag_ms": "lag (ms)",
+    "max_lag_ms": "max lag (ms)",
 }
 MEANINGS = {
     "partitions": "partitions of the topic",
@@ -55,7 +58,9 @@ MEANINGS = {
 }
 # the fields the page shows in sections of their own; the other scalars go to the headline,
 # anything else to "More of the report"
-SHOWN = {"failure", "totals", "topics", "unclean_sample", "quorum"}
+SHOWN = {"failure", "totals", "topics", "unclean_sample", "quorum", "data_at_risk"}
+# partitions listed under data at risk, riskiest first (the JSON report has every one)
+RISK_ROWS = 1000
 
 
 def _title(field: str) -> str:
@@ -77,6 +82,8 @@ def render_simulate(report: SimulateReport) -> str:
     page.section("Outcomes", *_outcomes(report), name="outcomes")
     page.section("Per topic", *_topics(report), name="topics")
     page.section("Unclean elections", *_unclean(report), name="unclean")
+    if report.data_at_risk is not None:
+        page.section("Data at risk", *_risk(report.data_at_risk), name="risk")
     extra = [k for k in type(report).model_fields if k not in SHOWN and not _scalar(report, k)]
     if extra:
         page.section(
@@ -193,7 +200,7 @@ def _topics(report: SimulateReport) -> list[str]:
         body.append(
             chart(
                 "topics",
-                f"the {len(hit)} topics hit hardest, by outcome (the table has every topic)",
+                f"the {len(hit)} topic(s) hit hardest, by outcome (the table has every topic)",
                 (9.0, 1.0 + 0.25 * len(hit)),
                 lambda fig: _draw_bars(fig, [(t.topic, t) for t in hit]),
             )
@@ -217,15 +224,55 @@ def _unclean(report: SimulateReport) -> list[str]:
     return [intro, _models_table("unclean_sample", sample)]
 
 
-def _models_table(field: str, rows: Sequence[BaseModel]) -> str:
-    """A list of flat models as a table: one column per field, pointers to each value."""
+def _risk(risk: DataAtRisk) -> list[str]:
+    """What the unclean elections would truncate, estimated from kafka-replica-status:
+    the totals, per topic, and the partitions riskiest first."""
+    t = risk.totals
+    intro = paragraph(
+        f"Estimated from {risk.replica_status}, taken before the failure: electing the most "
+        "caught-up surviving replica of each partition drops the offsets it had not copied. "
+        "Kafka elects the first surviving replica in replica order, which may be further "
+        "behind (the last columns)."
+    )
+    head = facts(
+        [(_title(k), _value(v, pointer("data_at_risk", "totals", k), k)) for k, v in t],
+        "data_at_risk",
+    )
+    body = [intro, head]
+    if risk.topics:
+        body += [
+            "<h3>Per topic</h3>",
+            _models_table("topics", risk.topics, prefix=("data_at_risk", "topics")),
+        ]
+    shown = risk.partitions[:RISK_ROWS]
+    if shown:
+        more = len(risk.partitions) - len(shown)
+        body.append(
+            "<h3>Partitions, riskiest first</h3>"
+            + (
+                paragraph(f"The first {len(shown):,}; {more:,} more in the JSON report.")
+                if more
+                else ""
+            )
+        )
+        body.append(_models_table("partitions", shown, prefix=("data_at_risk", "partitions")))
+    return body
+
+
+def _models_table(
+    field: str, rows: Sequence[BaseModel], *, prefix: tuple[str, ...] | None = None
+) -> str:
+    """A list of flat models as a table: one column per field, pointers to each value
+    (under ``/field``, or under ``prefix`` when given)."""
     model = type(rows[0])
-    keys = list(model.model_fields)
-    columns = [Column(_title(k), _meaning(model, k), f"/{field}/*/{k}") for k in keys]
+    # the names first (a subclass declares its own fields after those it inherits)
+    keys = sorted(model.model_fields, key=lambda k: k not in ("topic", "partition"))
+    base = pointer(*(prefix or (field,)))
+    columns = [Column(_title(k), _meaning(model, k), f"{base}/*/{k}") for k in keys]
     body = []
     for i, r in enumerate(rows):
         body.append((i, [_value(getattr(r, k), None, k) for k in keys]))
-    return table(columns, body, name=field)
+    return table(columns, body, name="-".join(prefix) if prefix else field)
 
 
 def _any(field: str, value: Any) -> str:
@@ -246,9 +293,14 @@ def _is_num(value: object) -> bool:
 
 def _value(value: object, key: str | None, field: str) -> Cell:
     """A figure of the report as a cell: bytes for a field that says so, a count for a
-    number, "none" for null, else the text."""
+    number, "none" for null, "yes"/"no" for a flag, a list joined by commas (the last three
+    with their JSON value in data-v), else the text."""
     if value is None:
-        return label("none")
-    if isinstance(value, int | float) and not isinstance(value, bool):
+        return Cell("none", None, True, key)
+    if isinstance(value, bool):
+        return Cell("yes" if value else "no", value, True, key)
+    if isinstance(value, int | float):
         return nbytes(value, key) if "bytes" in field else num(value, key)
-    return label(", ".join(map(str, value)) if isinstance(value, list) else str(value))
+    if isinstance(value, list):
+        return Cell(", ".join(map(str, value)), value, True, key)
+    return label(str(value))

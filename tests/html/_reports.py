@@ -79,13 +79,10 @@ def plan_report(cli: Cli, root: Path, snap: Path) -> Report:
 
 
 def simulate_report(cli: Cli, root: Path, snap: Path) -> Report:
-    """A rack lost, as JSON from `simulate`; the page drawn from that report."""
-    from placement.html.simulate import render_simulate
-    from placement.simulate.failure import SimulateReport
-
-    r = cli(["simulate", "--current", snap, "--inventory", root / "inv.json",
-             "--fail-rack", "rack-01", "--default-min-isr", "2", "--format", "json"])  # fmt: skip
-    assert r.exit_code in (0, 1), r.stdout + r.stderr
+    """A rack lost: `simulate --format json --report`, the page and the JSON of one run."""
     page = root / "simulate.html"
-    page.write_text(render_simulate(SimulateReport.model_validate_json(r.stdout)))
+    r = cli(["simulate", "--current", snap, "--inventory", root / "inv.json",
+             "--fail-rack", "rack-01", "--default-min-isr", "2", "--format", "json",
+             "--report", page])  # fmt: skip
+    assert r.exit_code in (0, 1), r.stdout + r.stderr
     return Report("simulate", page, json.loads(r.stdout))

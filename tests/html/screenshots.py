@@ -1,4 +1,5 @@
-"""Write the README's pictures of the HTML reports: docs/img/report-{score,plan,simulate}.png.
+"""Write the README's pictures of the HTML reports:
+docs/img/report-{score,plan,simulate,assign}.png.
 
     .venv/bin/python tests/html/screenshots.py [DIR]     # default: docs/img
 
@@ -14,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from _assign import assign_report
 from _reports import CHROMIUM, REPO, cluster, plan_report, score_report, simulate_report
 from typer.testing import CliRunner, Result
 
@@ -42,6 +44,7 @@ def main() -> None:
             score_report(cli, root),
             plan_report(cli, root, snap),
             simulate_report(cli, root, snap),
+            assign_report(cli, root, snap),
         ]
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])

@@ -132,3 +132,106 @@ def test_a_lone_reassignment_file_gives_what_it_lists(cli: Cli, tmp_path: Path) 
     html, doc = _page_and_json(cli, plan, tmp_path / "plan.html")
     assert doc["kind"] == "reassignment"
     assert 'data-k="/reassignment/replicas" class="n">5<' in html
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+RACK_LOSS = ["simulate", "--current", EXAMPLES / "describe.txt", "--inventory",
+             EXAMPLES / "inventory.json", "--fail-rack", "us-west"]  # fmt: skip
+
+
+def test_simulate_writes_the_data_at_risk_with_the_numbers_of_its_json(
+    cli: Cli, tmp_path: Path
+) -> None:
+    page, unclean = tmp_path / "loss.html", tmp_path / "unclean.json"
+    r = cli([*RACK_LOSS, "--replica-status", EXAMPLES / "replica-status.json",
+             "--unclean-out", unclean, "--report", page, "--format", "json"])  # fmt: skip
+    assert r.exit_code == 1, r.output  # partitions go offline
+    assert f"wrote {page}" in r.stderr and f"wrote {unclean}" in r.stderr
+    doc, html = json.loads(r.stdout), page.read_text()
+    found = figures(html)
+    assert mismatches(doc, found) == []
+    keys = {k for k, _, _ in found}
+    risk = doc["data_at_risk"]
+    assert risk["totals"]["offsets"] > 0
+    assert {"/data_at_risk/totals/offsets", "/totals/offline", "/topics/0/offline"} <= keys
+    # every partition needing an unclean election is on the page, riskiest first
+    shown = [t for k, _, t in found if k.startswith("/data_at_risk/partitions/")
+             and k.endswith("/partition")]  # fmt: skip
+    assert shown == [str(p["partition"]) for p in risk["partitions"]]
+
+
+def test_simulate_without_replica_status_has_no_risk_section(cli: Cli, tmp_path: Path) -> None:
+    page = tmp_path / "loss.html"
+    r = cli([*RACK_LOSS, "--report", page, "--format", "json"])
+    assert r.exit_code == 1, r.output
+    assert f"wrote {page}" in r.stderr
+    html = page.read_text()
+    assert "Data at risk" not in html and "Unclean elections" in html
+    assert mismatches(json.loads(r.stdout), figures(html)) == []
+
+
+def test_simulate_never_writes_the_page_over_an_input(cli: Cli, tmp_path: Path) -> None:
+    inventory = tmp_path / "inventory.json"
+    inventory.write_bytes((EXAMPLES / "inventory.json").read_bytes())
+    before = inventory.read_bytes()
+    r = cli(["simulate", "--current", EXAMPLES / "describe.txt", "--inventory", inventory,
+             "--fail-rack", "us-west", "--report", inventory])  # fmt: skip
+    assert r.exit_code == 2, r.output
+    assert "--report" in r.stderr
+    assert inventory.read_bytes() == before
+
+
+def test_a_failed_simulate_page_leaves_neither_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """All or nothing: the drawing fails, so --unclean-out is not written either, and the
+    page of an earlier run stays."""
+    from typer.testing import CliRunner
+
+    from mrc_plan_cli.main import app
+
+    page, unclean = tmp_path / "loss.html", tmp_path / "unclean.json"
+    page.write_text("the page of an earlier run")
+
+    def broken(*_: object) -> str:
+        raise RuntimeError("drawing failed")
+
+    monkeypatch.setattr("placement.html.simulate.render_simulate", broken)
+    args = [str(a) for a in RACK_LOSS] + ["--unclean-out", str(unclean), "--report", str(page)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code not in (0, 1)
+    assert page.read_text() == "the page of an earlier run"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["loss.html"]
+
+
+@pytest.mark.spark
+def test_simulate_on_spark_writes_the_same_page_as_in_process(
+    spark: Any, cli: Cli, synth_snapshot: Callable[..., Path], tmp_path: Path
+) -> None:
+    """The page is drawn from the report alone: Spark and in-process reports that agree
+    give pages that agree but for the engine's name."""
+    snap = synth_snapshot(tmp_path / "snap", "--violations", "0.1", "--seed", "3",
+                          brokers=9, racks=3, topics=3, per_topic=10)  # fmt: skip
+    pages = {}
+    for engine in ("spark", "in-process"):
+        page = tmp_path / f"{engine}.html"
+        where = (["--snapshot", snap, "--master", "local[2]"] if engine == "spark"
+                 else ["--current", snap, "--inventory", _inventory(snap, tmp_path)])  # fmt: skip
+        r = cli(["simulate", *where, "--fail-rack", "rack-01", "--default-min-isr", "2",
+                 "--report", page, "--format", "json", "--exit-zero"])  # fmt: skip
+        assert r.exit_code == 0, r.output
+        html = page.read_text()
+        assert mismatches(json.loads(r.stdout), figures(html)) == []
+        pages[engine] = html.replace("engine in-process", "engine spark")
+    assert pages["spark"].count("<tr") == pages["in-process"].count("<tr")
+    assert figures(pages["spark"]) == figures(pages["in-process"])
+
+
+def _inventory(snap: Path, tmp_path: Path) -> Path:
+    import pyarrow.parquet as pq
+
+    brokers = pq.read_table(snap / "brokers.parquet").to_pylist()
+    inv = tmp_path / "inv.json"
+    inv.write_text(json.dumps({"brokers": [{"id": b["broker_id"], "rack": b["rack"]}
+                                           for b in brokers]}))  # fmt: skip
+    return inv
