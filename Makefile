@@ -62,11 +62,18 @@ $(KT_STAMP):
 	.venv-kafka-tools/bin/pip install --quiet kafka-tools==0.1.9 six
 	touch $@
 
-bench: $(STAMP) $(KU_STAMP) $(KT_STAMP)
+# the engines benchmark's yardstick, DuckDB, in a venv of its own: not a dependency of mrc-plan
+DUCKDB_STAMP := .venv-duckdb/.installed
+$(DUCKDB_STAMP):
+	python3 -m venv .venv-duckdb
+	.venv-duckdb/bin/pip install --quiet duckdb==1.5.6 pyarrow
+	touch $@
+
+bench: $(STAMP) $(KU_STAMP) $(KT_STAMP) $(DUCKDB_STAMP)
 	$(BIN)/python bench/run.py
 
 schemas: $(STAMP)
 	$(BIN)/mrc-plan schema --write schemas
 
 clean:
-	rm -rf $(VENV) .venv-kafka-utils .venv-kafka-tools build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-kafka-utils .venv-kafka-tools .venv-duckdb build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
