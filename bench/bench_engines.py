@@ -125,7 +125,7 @@ def measure(partitions: int, tmp: Path) -> list[dict[str, Any]]:
         "--default-min-isr", str(DEFAULT_MIN_ISR), "--threads", "2",
         "--out", str(tmp / "duckdb.json"),
     ]  # fmt: skip
-    spark_s, duck_s, spark_kib = [], [], []
+    spark_s, duck_s, spark_kib, duck_kib = [], [], [], []
     figures = 0
     for _ in range(REPEATS.get(partitions, 1)):
         for path in (tmp / "spark.json", tmp / "duckdb.json"):
@@ -133,7 +133,9 @@ def measure(partitions: int, tmp: Path) -> list[dict[str, Any]]:
         seconds, kib = run_sampled(spark_cmd)
         spark_s.append(seconds)
         spark_kib.append(kib)
-        duck_s.append(run_sampled(duck_cmd)[0])
+        seconds, kib = run_sampled(duck_cmd)
+        duck_s.append(seconds)
+        duck_kib.append(kib)
         spark = json.loads((tmp / "spark.json").read_text(encoding="utf-8"))
         duck = json.loads((tmp / "duckdb.json").read_text(encoding="utf-8"))
         diffs = differences(spark, duck)
@@ -169,7 +171,7 @@ def measure(partitions: int, tmp: Path) -> list[dict[str, Any]]:
             duck_wall,
             "s",
             None,
-            f"{how}; start-up included; plan kinds: "
+            f"{how}; start-up included; peak RSS {max(duck_kib) / 1024:,.0f} MiB; plan kinds: "
             + ", ".join(f"{k} {n:,}" for k, n in kinds.items()),
         ),
         result(
