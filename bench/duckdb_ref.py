@@ -94,7 +94,7 @@ class Scorer:
         self.load(snapshot)
         self.racks = [
             (int(c), str(n))
-            for c, n in self.con.execute(
+            for c, n in self.sql(
                 """
                 SELECT c, getvariable('rack_names')[c + 1] AS name
                 FROM (SELECT unnest(getvariable('inventory')) AS c) ORDER BY name
@@ -384,13 +384,11 @@ class Scorer:
         ``per_broker`` (every broker of the brokers table in every state, 0 without
         replicas), ``balance`` (min, max, mean, population stddev per state) and ``scores``
         (a plan's score, docs/definitions.md)."""
-        counts = [
-            r[0] for r in self.sql("DESCRIBE sums").fetchall() if r[0] != "state"
-        ]  # fmt: skip
+        counts = [r[0] for r in self.sql("DESCRIBE sums").fetchall() if r[0] != "state"]
         self.sql(
             f"""
             CREATE TABLE totals AS
-            SELECT st.state, {", ".join(f"sum(s.{c})::HUGEINT AS {c}" for c in counts)}
+            SELECT st.state, {", ".join(f"coalesce(sum(s.{c}), 0)::HUGEINT AS {c}" for c in counts)}
             FROM states st JOIN sums s ON s.state IN (0, st.state)
             GROUP BY st.state
             """
@@ -420,9 +418,8 @@ class Scorer:
             SELECT state, {stats} FROM (SELECT *, {means} FROM per_broker) GROUP BY state
             """
         )
-        lost = " + ".join(
-            f"t.k{k}_offline + t.k{k}_under_min_isr" for k, _ in self.racks
-        ) or "0"  # fmt: skip
+        # offline + under min ISR, summed over every rack's failure
+        lost = " + ".join(["0", *(f"t.k{k}_offline + t.k{k}_under_min_isr" for k, _ in self.racks)])
         self.sql(
             f"""
             CREATE TABLE scores AS
