@@ -7,11 +7,12 @@ plan (no join): the rack of every replica, the sorted rack codes against the pol
 survivors of each rack's failure. `summarise` adds it all up, per broker and overall, in
 one group-by.
 
-Every row has a weight ``w``. The snapshot as it stands is scored with ``w = 1``. A plan is
-scored as a *difference*: `plan_rows` gives each partition it changes twice, as it was
-(``w = -1``) and as the plan leaves it (``w = 1``), so the state after the plan is the
-baseline plus that difference, and the work per plan is proportional to the plan, not to
-the cluster (besides one join).
+Every row has a weight ``w`` and a ``plan`` (-1: none). The snapshot as it stands is
+scored with ``w = 1``. A plan is scored as a *difference*: `with_plans` gives each
+partition it lists twice more, as it was (``w = -1``) and as the plan leaves it
+(``w = 1``), so the state after the plan is the baseline plus that difference; the
+partitions are read once for the snapshot and every plan, and the work per plan is
+proportional to the plan, not to the cluster.
 
 Measured on 5M partitions, local[2]: an array lookup by broker id is ~3.5x faster than a
 literal map (Spark searches map literals linearly); comparing sorted rack codes with the
@@ -90,9 +91,23 @@ def policy_rows(
     return rows
 
 
-POLICY_SCHEMA = (
-    "topic string, want_sync array<int>, want_obs array<int>, min_isr int, promotes boolean"
-)
+def policy_table(rows: Sequence[tuple[str, list[int] | None, list[int] | None, int, bool]]) -> Any:
+    """`policy_rows` as an Arrow table: Spark takes it in one transfer (a list of tuples
+    goes row by row through pickling: 2.5 s for 10,000 topics, most of it the first call)."""
+    import pyarrow as pa
+
+    codes = pa.list_(pa.int32())
+    schema = pa.schema(
+        [
+            pa.field("topic", pa.string(), nullable=False),
+            pa.field("want_sync", codes),
+            pa.field("want_obs", codes),
+            pa.field("min_isr", pa.int32(), nullable=False),
+            pa.field("promotes", pa.bool_(), nullable=False),
+        ]
+    )
+    columns = [[row[i] for row in rows] for i in range(len(schema))]
+    return pa.table(columns, schema=schema)
 
 
 def with_policy(policies: DataFrame, default_min_isr: int) -> Any:
@@ -224,9 +239,10 @@ def with_state_counts(racks: RackCodes) -> Any:
 
 
 def summarise(parts: DataFrame, counts: Sequence[str]) -> DataFrame:
-    """One pass, one shuffle, every sum weighted by ``w``: a row per broker with its
-    ``replicas``, ``leaders`` and ``bytes``, and one row with a null broker holding
-    ``partitions`` and the sum of each per-partition column in ``counts``.
+    """One pass, one shuffle, every sum weighted by ``w``: per ``plan`` (-1: the snapshot
+    as it stands), a row per broker with its ``replicas``, ``leaders`` and ``bytes``, and
+    one row with a null broker holding ``partitions`` and the sum of each per-partition
+    column in ``counts``.
 
     Each row explodes into a header entry (null broker) and one entry per replica; only
     header entries add up ``counts``, so the per-partition figures and the per-broker loads
@@ -241,8 +257,9 @@ def summarise(parts: DataFrame, counts: Sequence[str]) -> DataFrame:
     entries = F.concat(header, F.transform("replicas", entry))
     size = F.coalesce("size_bytes", F.lit(0))
     w = F.col("w")
-    exploded = parts.select(F.explode(entries).alias("e"), size.alias("size"), "w", *counts)
+    exploded = parts.select("plan", F.explode(entries).alias("e"), size.alias("size"), "w", *counts)
     rows = exploded.select(
+        "plan",
         "e.broker",
         F.when(F.col("e.lead").isNull(), w).otherwise(0).alias("partitions"),
         *(F.when(F.col("e.lead").isNull(), w * F.col(c)).alias(c) for c in counts),
@@ -251,7 +268,7 @@ def summarise(parts: DataFrame, counts: Sequence[str]) -> DataFrame:
         F.when(F.col("e.lead").isNotNull(), w * F.col("size")).otherwise(0).alias("bytes"),
     )
     sums = ["partitions", *counts, "replicas", "leaders", "bytes"]
-    return rows.groupBy("broker").agg(*(F.sum(c).alias(c) for c in sums))
+    return rows.groupBy("plan", "broker").agg(*(F.sum(c).alias(c) for c in sums))
 
 
 MOVEMENT = (
@@ -264,68 +281,100 @@ MOVEMENT = (
 )
 
 
-def plan_rows(plan: DataFrame, racks: RackCodes) -> Any:
-    """Partitions -> the difference a plan makes: each partition the plan lists, twice: as
-    it is (``w = -1``) and as the plan leaves it (``w = 1``, carrying the movement
-    figures of docs/definitions.md: ``partitions_changed`` 0/1, ``replicas_added``,
-    ``replicas_removed``, ``bytes_to_move``, ``cross_rack_bytes``, the bytes of added
-    replicas whose rack held none of the partition's old replicas,
+CHANGE = "plan int, new_replicas array<int>, new_observers array<int>, listed long"
+
+
+def plan_changes(plans: Sequence[DataFrame]) -> DataFrame:
+    """Every plan's entries as one small table: a row per partition some plan lists, with
+    ``changes``, an array of (``plan``: its index in ``plans``, ``new_replicas``,
+    ``new_observers``, ``listed``: how many entries that plan has for it)."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    empty = F.array().cast("array<int>")
+    per_plan = [
+        plan.groupBy("topic", "partition").agg(
+            F.lit(i).alias("plan"),
+            F.first("replicas").alias("new_replicas"),
+            F.coalesce(F.first("observers"), empty).alias("new_observers"),
+            F.count("*").alias("listed"),
+        )
+        for i, plan in enumerate(plans)
+    ]
+    union = per_plan[0]
+    for more in per_plan[1:]:
+        union = union.unionByName(more)
+    change = F.struct("plan", "new_replicas", "new_observers", "listed")
+    return union.groupBy("topic", "partition").agg(F.collect_list(change).alias("changes"))
+
+
+def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
+    """Partitions -> the rows every state is scored from, in one pass over the partitions:
+    each partition as it stands (``plan = -1``, ``w = 1``) and, for each plan listing it,
+    twice more: as it is (``plan = i``, ``w = -1``) and as plan ``i`` leaves it (``w = 1``,
+    with the movement figures of docs/definitions.md: ``partitions_changed`` 0/1,
+    ``replicas_added``, ``replicas_removed``, ``bytes_to_move``, ``cross_rack_bytes``, the
+    bytes of added replicas whose rack held none of the partition's old replicas,
     ``bytes_unknown_partitions``: 1 where the partition gains replicas and its size is
-    unknown (the two byte counts leave it out), ``listed_twice``: 1 where the plan lists
-    the partition more than once, and ``in_snapshot``: how many of the plan's entries
-    found the partition).
-    Plan entries for partitions the snapshot lacks join nothing: the caller compares the
-    sum of ``in_snapshot`` with the plan's length."""
+    unknown (the two byte counts leave it out), and ``in_snapshot``: how many of the plan's
+    entries found the partition). Summed per plan, the rows of plan ``i`` are the
+    difference it makes, so the state after it is the snapshot plus that difference.
+
+    The plans reach the scan as a broadcast table (their entries only, a few per cent of
+    the cluster), so the partitions are read once however many plans there are. Plan
+    entries for partitions the snapshot lacks join nothing: the caller compares the sum of
+    ``in_snapshot`` with the plan's length."""
     from pyspark.sql import functions as F  # noqa: N812
 
     code = racks.code()
     empty = F.array().cast("array<int>")
-    # one row per partition; the group-by's hash partitioning is the one the join needs
-    entries = plan.groupBy("topic", "partition").agg(
-        F.first("replicas").alias("new_replicas"),
-        F.coalesce(F.first("observers"), empty).alias("new_observers"),
-        F.count("*").alias("listed"),
-    )
+    zero = F.lit(0).cast("long")
 
     def transform(parts: DataFrame) -> DataFrame:
-        joined = parts.join(entries, ["topic", "partition"], "inner")
-        old, new = F.col("replicas"), F.col("new_replicas")
-        old_obs = F.coalesce("observers", empty)
-        added = F.array_except(new, old)
-        old_racks = F.transform(old, lambda b: code(b))
-        far = F.size(F.filter(added, lambda b: ~F.array_contains(old_racks, code(b))))
+        old, old_obs = F.col("replicas"), F.coalesce("observers", empty)
         size = F.coalesce("size_bytes", F.lit(0))
-        before = F.struct(
-            old.alias("replicas"),
-            old_obs.alias("observers"),
-            F.lit(-1).alias("w"),
-            *(F.lit(0).cast("long").alias(m) for m in MOVEMENT),
-            F.lit(0).alias("listed_twice"),
-            F.lit(0).alias("in_snapshot"),
-        )
-        after = F.struct(
-            new.alias("replicas"),
-            F.col("new_observers").alias("observers"),
-            F.lit(1).alias("w"),
-            _flag((new != old) | (F.col("new_observers") != old_obs))
-            .cast("long")
-            .alias("partitions_changed"),
-            F.size(added).cast("long").alias("replicas_added"),
-            F.size(F.array_except(old, new)).cast("long").alias("replicas_removed"),
-            (size * F.size(added)).alias("bytes_to_move"),
-            (size * far).alias("cross_rack_bytes"),
-            _flag(F.col("size_bytes").isNull() & (F.size(added) > 0))
-            .cast("long")
-            .alias("bytes_unknown_partitions"),
-            _flag(F.col("listed") > 1).alias("listed_twice"),
-            F.col("listed").cast("int").alias("in_snapshot"),
-        )
-        rows = joined.select(
-            "topic", "partition", "size_bytes", F.explode(F.array(before, after)).alias("s")
-        ).select("topic", "partition", "size_bytes", "s.*")
-        # a shuffle boundary: the join and the scoring in one stage make a method too large
-        # for the JIT to compile (measured on a 500k-partition plan: 17 s -> 8 s)
-        return rows.repartition("topic", "partition")
+
+        def state(plan: Any, replicas: Any, observers: Any, w: int, moves: list[Any]) -> Any:
+            return F.struct(
+                F.lit(-1).alias("plan") if plan is None else plan.alias("plan"),
+                replicas.alias("replicas"),
+                observers.alias("observers"),
+                F.lit(w).alias("w"),
+                *(m.alias(name) for m, name in zip(moves, (*MOVEMENT, "in_snapshot"), strict=True)),
+            )
+
+        nothing = [zero] * (len(MOVEMENT) + 1)
+
+        def after(c: Any) -> Any:
+            new, new_obs = c["new_replicas"], c["new_observers"]
+            added = F.array_except(new, old)
+            old_racks = F.transform(old, lambda b: code(b))
+            far = F.size(F.filter(added, lambda b: ~F.array_contains(old_racks, code(b))))
+            moves = [
+                _flag((new != old) | (new_obs != old_obs)).cast("long"),
+                F.size(added).cast("long"),
+                F.size(F.array_except(old, new)).cast("long"),
+                size * F.size(added),
+                size * far,
+                _flag(F.col("size_bytes").isNull() & (F.size(added) > 0)).cast("long"),
+                c["listed"],
+            ]
+            return state(c["plan"], new, new_obs, 1, moves)
+
+        def both(c: Any) -> Any:
+            return F.array(state(c["plan"], old, old_obs, -1, nothing), after(c))
+
+        stands = F.array(state(None, old, F.col("observers"), 1, nothing))
+        if plans:
+            listed = F.broadcast(plan_changes(plans))
+            parts = parts.join(listed, ["topic", "partition"], "left")
+            changes = F.col("changes")
+            rows = F.when(changes.isNull(), stands).otherwise(
+                F.concat(stands, F.flatten(F.transform(changes, both)))
+            )
+        else:
+            rows = stands
+        exploded = parts.select("topic", "partition", "size_bytes", F.explode(rows).alias("s"))
+        return exploded.select("topic", "partition", "size_bytes", "s.*")
 
     return transform
 
@@ -334,7 +383,7 @@ def applied(plan: DataFrame) -> Any:
     """Partitions -> the partitions after ``plan``: a listed partition takes the plan's
     replicas and observers, the others keep theirs; ``listed`` counts the plan's entries
     for the partition (0: not in the plan; more than 1: Kafka would reject the plan).
-    Entries for partitions the snapshot lacks are ignored, as in `plan_rows`.
+    Entries for partitions the snapshot lacks are ignored, as in `with_plans`.
 
     ``isr`` follows `snapshot apply`'s rule (`placement.snapshot.apply.after`): a listed
     partition whose replicas or observers change keeps the sync replicas that were in its

@@ -18,13 +18,13 @@ from placement.io.snapshot import read_table, snapshot_policies, table_path, ver
 from placement.model.policy import PlacementPolicy
 from placement.score.metrics import (
     MOVEMENT,
-    POLICY_SCHEMA,
     RackCodes,
-    plan_rows,
     policy_rows,
+    policy_table,
     state_count_names,
     summarise,
     with_codes,
+    with_plans,
     with_policy,
     with_state_counts,
 )
@@ -48,9 +48,11 @@ PARTITIONS_DDL = (
 )
 
 
-def parsed_policies(
-    root: Path, topics: Any
-) -> list[tuple[str, PlacementPolicy | None, int | None]]:
+# (topic, its policy or None, its min.insync.replicas or None), a row per topic
+Parsed = list[tuple[str, PlacementPolicy | None, int | None]]
+
+
+def parsed_policies(root: Path, topics: Any) -> Parsed:
     """(topic, its policy or None, its min.insync.replicas or None) for every topic row."""
     policies = snapshot_policies(root, topics)
     return [
@@ -78,14 +80,14 @@ def broker_racks(brokers: Any) -> dict[int, str | None]:
     return dict(zip(ids, racks, strict=True))
 
 
-def prepare(spark: Any, root: Path, brokers: Any, topics: Any, default_min_isr: int) -> Context:
-    """Read the snapshot's small tables into a `Context` (on the driver: they are small)."""
+def prepare(spark: Any, brokers: Any, parsed: Parsed, default_min_isr: int) -> Context:
+    """The snapshot's small tables (the brokers, and the topics' policies as
+    `parsed_policies` read them) as a `Context`: on the driver, they are small."""
     by_id = broker_racks(brokers)
-    parsed = parsed_policies(root, topics)
     racks = RackCodes.build(by_id, {r for _, p, _ in parsed if p for r in p.per_rack()})
     code = {n: i for i, n in enumerate(racks.names)}
     rows = policy_rows(parsed, default_min_isr, code)
-    policies = spark.createDataFrame(rows, POLICY_SCHEMA).cache()
+    policies = spark.createDataFrame(policy_table(rows))
     return Context(racks, tuple(by_id), policies, default_min_isr)
 
 
@@ -228,21 +230,26 @@ class Totals:
         return Totals(sums, loads)
 
 
-def _totals(rows: DataFrame, ctx: Context, extra: Sequence[str] = ()) -> Totals:
-    counts = [*state_count_names(ctx.racks), *extra]
+def _totals(rows: DataFrame, ctx: Context, plans: int) -> list[Totals]:
+    """The totals of every state the rows of `with_plans` describe, in one job: the
+    snapshot's, then each plan's difference."""
+    counts = [*state_count_names(ctx.racks), *MOVEMENT, "in_snapshot"]
     enriched = (
         rows.transform(with_policy(ctx.policies, ctx.default_min_isr))
         .transform(with_codes(ctx.racks))
         .transform(with_state_counts(ctx.racks))
     )
-    sums: dict[str, int] = dict.fromkeys(["partitions", *counts], 0)
-    loads = {}
-    for r in summarise(enriched, counts).collect():  # a row per broker, one of sums
+    sums = [dict.fromkeys(["partitions", *counts], 0) for _ in range(plans + 1)]
+    loads: list[dict[int, tuple[int, int, int]]] = [{} for _ in range(plans + 1)]
+    # a row per (state, broker) and one of sums per state: the size of the cluster's
+    # broker list, never of its partitions
+    for r in summarise(enriched, counts).collect():
+        i = r["plan"] + 1
         if r["broker"] is None:
-            sums = {k: int(r[k] or 0) for k in sums}
+            sums[i] = {k: int(r[k] or 0) for k in sums[i]}
         else:
-            loads[r["broker"]] = (int(r["replicas"]), int(r["leaders"]), int(r["bytes"]))
-    return Totals(sums, loads)
+            loads[i][r["broker"]] = (int(r["replicas"]), int(r["leaders"]), int(r["bytes"]))
+    return [Totals(s, b) for s, b in zip(sums, loads, strict=True)]
 
 
 def _metrics(totals: Totals, ctx: Context) -> StateMetrics:
@@ -272,18 +279,10 @@ def _metrics(totals: Totals, ctx: Context) -> StateMetrics:
     )
 
 
-def baseline_totals(parts: DataFrame, ctx: Context) -> Totals:
-    """The snapshot as it stands: one Spark job over every partition."""
-    from pyspark.sql import functions as F  # noqa: N812
-
-    return _totals(parts.withColumn("w", F.lit(1)), ctx)
-
-
-def plan_totals(parts: DataFrame, ctx: Context, plan: DataFrame) -> Totals:
-    """What ``plan`` changes (a difference, movement included): one join, then work in
-    proportion to the plan."""
-    extra = (*MOVEMENT, "in_snapshot")
-    return _totals(parts.transform(plan_rows(plan, ctx.racks)), ctx, extra)
+def all_totals(parts: DataFrame, ctx: Context, plans: Sequence[DataFrame]) -> list[Totals]:
+    """The snapshot's totals, then each plan's difference (movement included): one scan
+    of the partitions and one job, however many plans."""
+    return _totals(parts.transform(with_plans(plans, ctx.racks)), ctx, len(plans))
 
 
 def plan_score(name: str, base: Totals, delta: Totals, ctx: Context) -> PlanScore:
@@ -318,40 +317,63 @@ def snapshot_dir(snapshot: str | Path) -> Path:
 
 @dataclass(frozen=True)
 class Stage:
-    """A Spark stage ready to run: the session, the `Context` and the partitions."""
+    """A Spark stage ready to run: the session, the `Context`, the partitions, and the
+    topics' policies as read on the driver."""
 
     spark: Any
     ctx: Context
     partitions: DataFrame
     unsized: int  # partitions without a size
+    parsed: Parsed
 
 
-def start_stage(
-    root: Path,
-    brokers: Any,
-    topics: Any,
-    plans: Sequence[PlanFile],
+@dataclass(frozen=True)
+class Inputs:
+    """What the driver read and checked before Spark reads anything."""
+
+    root: Path
+    brokers: Any
+    topics: Any
+    parsed: Parsed
+    plans: list[PlanFile]
+
+
+def staged(
+    snapshot: str | Path,
+    plans: Sequence[str | Path],
     *,
     master: str | None,
     default_min_isr: int,
     app: str,
     progress: Callable[[str], None],
-) -> Stage:
-    """Start Spark on the snapshot at ``root``, once the driver has checked what Spark will
-    read: the partitions (rows Kafka would refuse) and the paths (ones Spark cannot open)."""
-    from placement.score.session import build_session
+    check: Callable[[Inputs], None] = lambda _: None,
+) -> tuple[Inputs, Stage]:
+    """Start Spark in the background, read and check every input meanwhile (the snapshot's
+    tables, its policies and partitions, each plan; then ``check``), and once all of them
+    pass, set the stage on the session. Nothing reaches Spark that Kafka would refuse; an
+    input that fails ends the JVM this started."""
+    from placement.score.starting import Starting
 
-    progress("checking the partitions")
-    unsized = verify_partitions(root)  # 2 s on 5M partitions
-    for path in [table_path(root, "partitions"), *(Path(pf.path) for pf in plans)]:
-        spark_path(path)
-    progress("starting Spark")
-    spark = build_session(master, app=app)
-    ctx = prepare(spark, root, brokers, topics, default_min_isr)
-    # not cached: one pass per plan reads the Parquet again faster (measured: 2 s a pass on
-    # 5M partitions) than Spark builds its in-memory cache (10 s)
+    root = snapshot_dir(snapshot)
+    starting = Starting(master, app=app)
+    try:
+        brokers = read_table(root, "brokers")
+        topics = read_table(root, "topics")
+        parsed = parsed_policies(root, topics)  # bad policies fail before Spark is used
+        inputs = Inputs(root, brokers, topics, parsed, read_plans(root, plans, brokers))
+        check(inputs)
+        progress("checking the partitions")
+        unsized = verify_partitions(root)  # 2 s on 5M partitions
+        for path in [table_path(root, "partitions"), *(Path(pf.path) for pf in inputs.plans)]:
+            spark_path(path)
+        progress("starting Spark")
+        spark = starting.session()
+    except BaseException:
+        starting.cancel()
+        raise
+    ctx = prepare(spark, brokers, parsed, default_min_isr)
     parts = read_partitions(spark, root, verified=True)
-    return Stage(spark, ctx, parts, unsized)
+    return inputs, Stage(spark, ctx, parts, unsized, parsed)
 
 
 def run_score(
@@ -362,29 +384,23 @@ def run_score(
     default_min_isr: int = 1,
     progress: Callable[[str], None] = lambda _: None,
 ) -> ScoreReport:
-    """Score the snapshot as it stands and after each plan; one SparkSession for all."""
-    r = snapshot_dir(snapshot)
-    brokers = read_table(r, "brokers")
-    topics = read_table(r, "topics")
-    parsed_policies(r, topics)  # bad policies fail before Spark starts
-    checked = read_plans(r, plans, brokers)  # and so do bad plans
-    stage = start_stage(
-        r,
-        brokers,
-        topics,
-        checked,
+    """Score the snapshot as it stands and after each plan; one SparkSession for all, one
+    scan of the partitions for all."""
+    inputs, stage = staged(
+        snapshot,
+        plans,
         master=master,
         default_min_isr=default_min_isr,
         app="mrc-plan score",
         progress=progress,
     )
+    r, brokers, topics, checked = inputs.root, inputs.brokers, inputs.topics, inputs.plans
     ctx, parts = stage.ctx, stage.partitions
-    progress("scoring the snapshot as it stands")
-    base = baseline_totals(parts, ctx)
+    frames = [read_plan(stage.spark, pf) for pf in checked]
+    progress(f"scoring the snapshot and {len(plans)} plan(s)" if plans else "scoring the snapshot")
+    base, *deltas = all_totals(parts, ctx, frames)
     scored = []
-    for plan, pf in zip(plans, checked, strict=True):
-        progress(f"scoring {plan}")
-        delta = plan_totals(parts, ctx, read_plan(stage.spark, pf))
+    for plan, pf, delta in zip(plans, checked, deltas, strict=True):
         if delta.sums["in_snapshot"] != len(pf.entries):
             refuse_missing(stage.spark, parts, pf, r, topics)
         scored.append(plan_score(str(plan), base, delta, ctx))

@@ -16,18 +16,15 @@ from typing import Any
 
 from placement.io.reassignment import write_election_stream
 from placement.io.replicastatus import ReplicaStatusRead
-from placement.io.snapshot import read_table
 from placement.model.inventory import Inventory
 from placement.score.metrics import applied, with_failure, with_policy
 from placement.score.run import (
     DataFrame,
+    Inputs,
     broker_racks,
-    parsed_policies,
     read_plan,
-    read_plans,
     refuse_missing,
-    snapshot_dir,
-    start_stage,
+    staged,
 )
 from placement.simulate.failure import (
     SAMPLE,
@@ -123,21 +120,23 @@ def run_simulate(
     sorted), else in (topic, partition) order as they stream in."""
     from pyspark.sql import functions as F  # noqa: N812
 
-    root = snapshot_dir(snapshot)
-    brokers = read_table(root, "brokers")
-    failure = Failure.resolve(broker_racks(brokers), fail_rack, fail_brokers)
-    topics = read_table(root, "topics")
-    (checked,) = read_plans(root, [plan], brokers) if plan is not None else (None,)
-    stage = start_stage(
-        root,
-        brokers,
-        topics,
-        [checked] if checked else [],
+    failures: list[Failure] = []
+
+    def resolve(inputs: Inputs) -> None:  # an unknown rack or broker: before Spark is used
+        failures.append(Failure.resolve(broker_racks(inputs.brokers), fail_rack, fail_brokers))
+
+    inputs, stage = staged(
+        snapshot,
+        [plan] if plan is not None else [],
         master=master,
         default_min_isr=default_min_isr,
         app="mrc-plan simulate",
         progress=progress,
+        check=resolve,
     )
+    (failure,) = failures
+    root, topics = inputs.root, inputs.topics
+    checked = inputs.plans[0] if inputs.plans else None
     source = stage.partitions
     if checked is not None:
         parts = source.transform(applied(read_plan(stage.spark, checked)))
@@ -147,7 +146,7 @@ def run_simulate(
         with_failure(failure.brokers, stage.ctx.racks, failure.rack, assume_in_sync)
     )
     progress("applying the failure to every partition")
-    tally = Tally({t: policy_label(p) for t, p, _ in parsed_policies(root, topics)})
+    tally = Tally({t: policy_label(p) for t, p, _ in stage.parsed})
 
     at_risk: list[DataAtRisk] = []  # the estimates, once the stream has run
 
