@@ -56,7 +56,17 @@ PARTITIONS = pa.schema(
 SCHEMAS = {"brokers": BROKERS, "topics": TOPICS, "partitions": PARTITIONS}
 # columns a snapshot may omit; they are filled with nulls
 OPTIONAL = {"capacity_bytes", "placement", "min_isr", "observers", "isr", "leader", "size_bytes"}
-ROW_GROUP_ROWS = 1_000_000  # ~tens of MB per row group: one Spark task each
+# The partitions table's layout, for Spark's scan (issue 17). Spark cuts a table into
+# splits of max(4 MiB, bytes / cores) (at most 128 MiB) and gives each row group to the
+# split holding its middle byte: row groups of 65,536 rows (~1 MiB at ~16 bytes a row)
+# are a quarter of the smallest split or less, so no split gets a row group more than
+# another. Spark also counts 4 MiB per file in that division, so one file on two cores
+# leaves the second split 4 MiB short (1M partitions: 655k rows vs 345k); two part files
+# of equal rows are one split each on two cores, and are cut like one file on more.
+ROW_GROUP_ROWS = 65_536
+PART_FILES = 2  # for a table of more than one row group; a smaller one stays one file
+# sizes are nearly all distinct: a dictionary of them is larger than the values (+40%)
+_NO_DICTIONARY = {"size_bytes"}
 
 
 @dataclass(frozen=True)
@@ -557,13 +567,49 @@ def write_snapshot_files(
     parts = directory / "partitions"
     with _naming(parts):
         parts.mkdir()
-    conformed = conform(snap.partitions, "partitions", "partitions")
-    part = parts / "part-00000.parquet"
-    with _naming(part), open(part, "xb") as fh:
-        pq.write_table(conformed, fh, row_group_size=row_group_rows, compression="zstd")
+    write_partitions(parts, conform(snap.partitions, "partitions", "partitions"), row_group_rows)
     marker = directory / SNAPSHOT_MARKER
     with _naming(marker), open(marker, "x", encoding="utf-8") as fh:  # as the tables: no link
         fh.write(_MARKER_TEXT)
+
+
+def partition_slices(rows: int, row_group_rows: int = ROW_GROUP_ROWS) -> list[tuple[int, int]]:
+    """(first row, rows) of each part file of a partitions table of ``rows`` rows: one
+    file up to one row group, else `PART_FILES` of equal rows (the first ones a row more
+    when they cannot be equal)."""
+    files = 1 if rows <= row_group_rows else PART_FILES
+    each, extra = divmod(rows, files)
+    sizes = [each + (i < extra) for i in range(files)]
+    return [(sum(sizes[:i]), n) for i, n in enumerate(sizes)]
+
+
+def write_partitions(
+    parts: Path, table: pa.Table, row_group_rows: int = ROW_GROUP_ROWS
+) -> list[Path]:
+    """The (conformed) partitions table as part files `part-NNNNN.parquet` in the empty
+    directory ``parts``, laid out for Spark's scan (`ROW_GROUP_ROWS`, `PART_FILES`); the
+    same table gives the same bytes. The files are written side by side (pyarrow encodes
+    and compresses a file on one thread). Returns the files."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    dictionary = [f.name for f in table.schema if f.name not in _NO_DICTIONARY]
+
+    def write(i: int, first: int, rows: int) -> Path:
+        part = parts / f"part-{i:05d}.parquet"
+        with _naming(part), open(part, "xb") as fh:
+            pq.write_table(
+                table.slice(first, rows),
+                fh,
+                row_group_size=row_group_rows,
+                compression="zstd",
+                use_dictionary=dictionary,
+            )
+        return part
+
+    slices = partition_slices(table.num_rows, row_group_rows)
+    with ThreadPoolExecutor(len(slices)) as pool:
+        futures = [pool.submit(write, i, *s) for i, s in enumerate(slices)]
+        return [f.result() for f in futures]
 
 
 @contextlib.contextmanager

@@ -126,3 +126,29 @@ def test_the_marker_is_not_written_through_a_link(tmp_path: Path) -> None:
     with pytest.raises(FileExistsError):
         write_snapshot_files(staged, read_snapshot(_small(tmp_path)))
     assert victim.read_text() == "precious\n"
+
+
+def test_partitions_are_laid_out_for_parallel_reads(tmp_path: Path) -> None:
+    """A table of more than one row group: `PART_FILES` part files of equal rows (within
+    one) and row groups no larger than asked, the same bytes for the same table, the
+    same rows for every reader; a table of one row group stays one file."""
+    from placement.io.snapshot import PART_FILES, conform, verify_partitions
+    from placement.snapshot.synth import SynthSpec, synth
+
+    snap = synth(SynthSpec(9, 3, 7, 11, violations=0.1, seed=3)).snapshot
+    for name in ("a", "b"):
+        write_snapshot(tmp_path / name, snap, row_group_rows=10)
+    files = sorted((tmp_path / "a" / "partitions").iterdir())
+    assert [f.name for f in files] == [f"part-{i:05d}.parquet" for i in range(PART_FILES)]
+    metas = [pq.ParquetFile(f).metadata for f in files]
+    rows = [m.num_rows for m in metas]
+    assert sum(rows) == 77 and max(rows) - min(rows) <= 1
+    assert all(m.row_group(i).num_rows <= 10 for m in metas for i in range(m.num_row_groups))
+    for f in files:
+        assert f.read_bytes() == (tmp_path / "b" / "partitions" / f.name).read_bytes()
+    expected = conform(snap.partitions, "partitions", "test")
+    assert read_snapshot(tmp_path / "a").partitions.equals(expected)
+    assert pq.read_table(tmp_path / "a" / "partitions").equals(expected)
+    assert verify_partitions(tmp_path / "a") == expected.column("size_bytes").null_count
+    write_snapshot(tmp_path / "c", snap, row_group_rows=77)
+    assert [f.name for f in (tmp_path / "c" / "partitions").iterdir()] == ["part-00000.parquet"]
