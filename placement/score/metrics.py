@@ -62,8 +62,15 @@ class RackCodes:
             return lambda b: F.lit(None).cast("int")
         top = max(self.of)
         if min(self.of) >= 0 and top < DENSE_IDS:
-            dense = F.array(*[F.lit(self.of.get(i)).cast("int") for i in range(top + 1)])
-            return lambda b: F.get(dense, b)
+            import numpy as np
+
+            # one array literal made in one call (a list would be one call per id), -1
+            # where no rack is known; ids beyond it read null
+            codes = np.full(top + 1, -1, dtype=np.int32)
+            for b, c in self.of.items():
+                codes[b] = c
+            dense = F.lit(codes)
+            return lambda b: F.nullif(F.get(dense, b), F.lit(-1))
         pairs: list[Column] = []
         for b, c in sorted(self.of.items()):
             pairs += [F.lit(b), F.lit(c)]
