@@ -1,9 +1,14 @@
 """Kafka reassignment JSON (docs/formats.md, reassignment JSON): read with Kafka's rules,
 write deterministic bytes.
 
-Reading uses the standard library parser first (plans can hold a million partitions)
-and falls back to the position-tracking parser only to say where a problem is (it is
-iterative: a 100,000-deep document is refused with a position, never a RecursionError).
+Plans hold up to millions of partitions, so reading is in three tiers. The standard
+library parses; every rule is then checked a column at a time (all topics, all partition
+numbers, all replica lists at once, at C speed), which is all a valid plan costs. Only
+when a rule fails does the entry-by-entry check run, to find the first problem in file
+order, and only then is the text scanned for where it is: the one entry at fault is
+re-parsed with the position-tracking parser, or, for what the standard library cannot
+tell apart (a syntax error, a duplicate key), the whole document (that parser is iterative:
+a 100,000-deep document is refused with a position, never a RecursionError).
 Every plan a command reads goes through `read_plan_file`; what only the cluster knows
 (does the topic, the partition, the broker exist) is checked by `PlanFile.check` where
 the cluster is known, and named by the entry's line too.
@@ -11,16 +16,21 @@ the cluster is known, and named by the entry's line too.
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import chain, compress, repeat
+from operator import contains, eq, getitem, is_, itemgetter, lt, sub
 from pathlib import Path
 from typing import Any
 
 from placement.errors import InputError
 from placement.io.atomic import open_atomic
 from placement.io.jsonsrc import (
+    MAX_DEPTH,
     JsonSyntaxError,
     ParsedJson,
     ShapeError,
@@ -28,12 +38,13 @@ from placement.io.jsonsrc import (
     is_json_int,
     parse_json,
 )
-from placement.io.positions import LineIndex, Position
+from placement.io.positions import LineIndex, Position, escape_token, parent_pointers, position_in
 from placement.io.textfile import read_text
 from placement.model.assignment import PartitionAssignment
 from placement.model.kafka import INT32_MAX, TOPIC_NAME_HINT, topic_name_error
 
-CURRENT_BLOCK = re.compile(r"^\s*Current partition replica assignment\s*$", re.MULTILINE)
+CURRENT_TITLE = "Current partition replica assignment"
+CURRENT_BLOCK = re.compile(rf"^\s*{CURRENT_TITLE}\s*$", re.MULTILINE)
 PROPOSED_BLOCK = re.compile(r"^\s*Proposed partition reassignment configuration\s*$", re.MULTILINE)
 # the first line of the files `render_reassignment` writes: then one entry per line
 OWN_HEADER = '{"version":1,"partitions":['
@@ -165,9 +176,133 @@ def _entries(value: Any) -> list[PartitionAssignment]:
     return out
 
 
+_LIST: frozenset[type] = frozenset({list})
+_DICT: frozenset[type] = frozenset({dict})
+_CONTAINERS: frozenset[type] = frozenset({dict, list})
+_ABSENT: list[Any] = []  # what a missing "observers" reads as (never changed)
+
+
+def _columns(value: Any, body: str) -> list[PartitionAssignment] | None:
+    """The entries of ``value`` (``body`` parsed without a duplicate-key hook) when every
+    rule `_entries` enforces holds, checked a column at a time; None when any does not, or
+    when ``body`` may repeat a key: then `_entries` finds the first problem in file order.
+
+    Each test maps a builtin over a whole column (no Python code runs per entry) and only
+    decides "all good": whatever passes here, `_entries` accepts, and reads the same."""
+    parts = _partition_list(value)
+    if parts is None:
+        return None
+    try:  # a required key missing
+        topics, numbers, replicas = (list(map(itemgetter(k), parts)) for k in _ORDER)
+    except KeyError:
+        return None
+    observers: list[Any] = list(map(dict.get, parts, repeat("observers"), repeat(_ABSENT)))
+    has_dirs = list(map(contains, parts, repeat("log_dirs")))
+    # no unknown key: each entry holds the three required keys and at most the two
+    # optional ones, so the key counts add up only when there is no other
+    optional = sum(map(contains, parts, repeat("observers"))) + sum(has_dirs)
+    if sum(map(len, parts)) != len(_ORDER) * len(parts) + optional:
+        return None
+    if set(map(type, topics)) != _STR or not _ids_ok(numbers):
+        return None
+    names = set(topics)
+    if any(topic_name_error(t) is not None for t in names):
+        return None
+    lengths = _replica_lengths(replicas, observers)
+    if lengths is None:
+        return None
+    dirs: list[Any] = list(compress(map(dict.get, parts, repeat("log_dirs")), has_dirs))
+    if set(map(type, dirs)) - _LIST or set(map(type, chain.from_iterable(dirs))) - _STR:
+        return None
+    if list(map(len, dirs)) != list(compress(lengths, has_dirs)):
+        return None
+    members = len(value) + sum(map(len, parts))
+    if not _distinct(topics, numbers, names) or not _keys_once(body, members, dirs):
+        return None
+    return list(
+        map(PartitionAssignment, topics, numbers, map(tuple, replicas), map(tuple, observers))
+    )
+
+
+_ORDER = ("topic", "partition", "replicas")
+
+
+def _partition_list(value: Any) -> list[dict[str, Any]] | None:
+    """The partition entries of a reassignment document that is right at the top (an
+    object of "version" 1 and a non-empty "partitions" array of objects); else None."""
+    if type(value) is not dict or not value.keys() <= {"version", "partitions"}:
+        return None
+    if "version" in value and (type(value["version"]) is not int or value["version"] != 1):
+        return None
+    parts = value.get("partitions")
+    if type(parts) is not list or not parts or set(map(type, parts)) != _DICT:
+        return None
+    return parts
+
+
+def _ids_ok(values: list[Any]) -> bool:
+    """All integers from 0 to INT32_MAX (not 2.0, not true): broker ids, partition numbers."""
+    return set(map(type, values)) == _INT and min(values) >= 0 and max(values) <= INT32_MAX
+
+
+def _replica_lengths(replicas: list[Any], observers: list[Any]) -> list[int] | None:
+    """Each partition's replica count when every replica list is a non-empty array of
+    broker ids, none twice, and every observer list is its tail, short of all of it;
+    else None."""
+    if set(map(type, replicas)) != _LIST or set(map(type, observers)) != _LIST:
+        return None
+    lengths = list(map(len, replicas))
+    brokers = list(chain.from_iterable(replicas))
+    if min(lengths) < 1 or not _ids_ok(brokers):
+        return None
+    # no broker twice in a list: a set per list, as long as the lists only when none repeats
+    if sum(map(len, map(set, replicas))) != len(brokers):
+        return None
+    # observers: the tail of replicas (so broker ids, none twice), leaving a sync replica;
+    # typed first, as 2.0 == 2 and True == 1
+    if set(map(type, chain.from_iterable(observers))) - _INT:
+        return None
+    counts = list(map(len, observers))
+    tails = map(getitem, replicas, map(slice, map(sub, lengths, counts), repeat(None)))
+    if not all(map(eq, tails, observers)) or not all(map(lt, counts, lengths)):
+        return None
+    return lengths
+
+
+def _distinct(topics: list[str], numbers: list[int], names: set[str]) -> bool:
+    """No (topic, partition) twice: each pair as one 64-bit number (the topic's index,
+    then the partition's 31 bits), sorted, no two alike."""
+    import numpy as np
+
+    index = {name: i for i, name in enumerate(names)}
+    count = len(topics)
+    keys = np.fromiter(map(index.__getitem__, topics), np.int64, count) << 31
+    keys |= np.fromiter(numbers, np.int64, count)
+    keys.sort()
+    return not bool((keys[1:] == keys[:-1]).any())
+
+
+def _keys_once(body: str, members: int, dirs: list[list[str]]) -> bool:
+    """Whether no object of ``body`` repeats a key: ``body`` is valid JSON whose objects
+    hold ``members`` distinct keys in all, and whose strings hold no colon but those of
+    the log dirs ``dirs``.
+
+    A colon in JSON text is a key's separator or a character of a string: when the
+    document's colons number its distinct keys plus the colons in its strings, no key was
+    written twice (the parser keeps one of two, and the count says so). Keys and topic
+    names hold no colon, paths may; a \\u escape could write one the text does not show,
+    so a document with a colon to spare and an escape is left to the hook."""
+    colons = body.count(":")
+    if colons == members:
+        return True
+    in_dirs = sum(map(str.count, chain.from_iterable(dirs), repeat(":")))
+    return colons == members + in_dirs and "\\u" not in body
+
+
 def _json_region(text: str, path: str) -> tuple[int, int]:
     """Where the assignment JSON sits: the whole file, or the block Kafka's tool printed."""
-    m = CURRENT_BLOCK.search(text)
+    # the plain search first: the regular expression tries every line of a large file
+    m = CURRENT_BLOCK.search(text) if CURRENT_TITLE in text else None
     if m is None:
         return 0, len(text)
     start = text.find("{", m.end())
@@ -177,10 +312,6 @@ def _json_region(text: str, path: str) -> tuple[int, int]:
     stop = nxt.start() if nxt else len(text)
     close = text.rfind("}", start, stop)
     return start, (close + 1 if close >= 0 else stop)  # unclosed: the parser says where
-
-
-# tokens that matter to find an entry: strings (skipped whole) and brackets
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[][{}]')
 
 
 @dataclass(frozen=True)
@@ -200,18 +331,11 @@ class PlanFile:
         """Where entry ``i`` starts in the file."""
         if self.one_per_line:
             return Position(i + 2, 1)
-        depth, count = 0, -1
-        for m in _TOKENS.finditer(self.text, self.start):
-            tok = m.group()
-            if tok in "[{":
-                depth += 1
-                if depth == 3 and tok == "{":  # root object > partitions array > entry
-                    count += 1
-                    if count == i:
-                        return LineIndex(self.text).position(m.start())
-            elif tok in "]}":
-                depth -= 1
-        return Position(1, 1)
+        try:  # the text is one the standard library parsed (the only way to a PlanFile)
+            offset = _locate(self.text, self.start, f"/partitions/{i}", key=False)
+        except (ValueError, StopIteration):
+            return Position(1, 1)
+        return position_in(self.text, offset)
 
     def error(self, i: int, message: str, hint: str = "") -> InputError:
         pos = self.position(i)
@@ -253,12 +377,18 @@ class PlanFile:
 
 
 def _one_per_line(text: str, count: int) -> bool:
+    """The header line, ``count`` lines that each start an entry, a ``]}`` line, and at
+    most a final newline (counted, not split: the text may be a few hundred MB)."""
     if "\r" in text or not text.startswith(OWN_HEADER + "\n"):
         return False
-    lines = text.split("\n")
-    if lines[count + 1 :] not in (["]}"], ["]}", ""]):
+    if text.endswith("\n]}\n"):
+        lines = count + 2
+    elif text.endswith("\n]}"):
+        lines = count + 1
+    else:
         return False
-    return all(line.startswith('{"topic"') for line in lines[1 : count + 1])
+    # every line after the header that starts an entry follows a newline
+    return text.count("\n") == lines and text.count('\n{"topic"') == count
 
 
 def parse_plan(text: str, path: str = "<reassignment>") -> PlanFile:
@@ -267,9 +397,13 @@ def parse_plan(text: str, path: str = "<reassignment>") -> PlanFile:
     start, end = _json_region(text, path)
     body = text[start:end]
     try:
-        entries = _entries(json.loads(body, object_pairs_hook=_no_duplicates))
-    except (ValueError, _DuplicateKeyError, ShapeError, RecursionError):
-        pass  # re-read with positions to say where (ValueError: JSON's, or too many digits)
+        with _collector_paused():
+            entries = _read(body)
+    except ShapeError as p:
+        pos = position_in(text, start + _locate(body, 0, p.pointer, key=p.key))
+        raise InputError(path, p.message, p.hint, line=pos.line, column=pos.column) from None
+    except _UnplacedError:
+        pass  # re-read with positions to say what is wrong, and where
     else:
         whole = start == 0 and end == len(text)
         return PlanFile(path, entries, text, start, whole and _one_per_line(text, len(entries)))
@@ -292,6 +426,150 @@ def parse_plan(text: str, path: str = "<reassignment>") -> PlanFile:
         pos = doc.locate(p.pointer, key=p.key)
         raise InputError(path, p.message, p.hint, line=pos.line, column=pos.column) from None
     return PlanFile(path, entries, text, start, one_per_line=False)
+
+
+class _UnplacedError(Exception):
+    """A problem only a parse of the whole document with positions can place (and name:
+    a syntax error, a key twice)."""
+
+
+def _read(body: str) -> list[PartitionAssignment]:
+    """The entries of ``body``; else a `ShapeError` that `_locate` places, or
+    `_UnplacedError`. The parsed document is freed on return, before the collector runs
+    again."""
+    try:
+        value = json.loads(body, parse_constant=_no_constant)
+    except (ValueError, RecursionError):  # not JSON, or a number of too many digits
+        raise _UnplacedError from None
+    entries = _columns(value, body)
+    if entries is not None:
+        return entries
+    # a rule broken, or perhaps a key twice: read again with the hook, then entry by entry
+    try:
+        value = json.loads(body, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except _DuplicateKeyError:
+        raise _UnplacedError from None
+    try:
+        return _entries(value)
+    except ShapeError:
+        if _parsed_alike(value, body):
+            raise
+        raise _UnplacedError from None  # the positioned parser refuses it first
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a plan's objects are made: they are
+    millions, none in a cycle, and each collection on the way would walk every one made
+    so far (most of the time json.loads takes on a million partitions)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _no_constant(name: str) -> Any:
+    """NaN and Infinity, which the standard library reads and JSON has not: a syntax
+    error (the positioned parser then says where)."""
+    raise ValueError(name)
+
+
+# an escaped UTF-16 surrogate: the positioned parser refuses a lone one, the standard
+# library reads it
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _parsed_alike(value: Any, body: str) -> bool:
+    """Whether the positioned parser reads ``body`` as the standard library read it
+    (``value``; with no key twice, no NaN): all it refuses besides is an escaped surrogate
+    and nesting deeper than MAX_DEPTH. Then the part of the document a problem is in,
+    parsed alone, locates the problem as a parse of the whole would."""
+    if _SURROGATE.search(body):
+        return False
+    level = [value] if type(value) in _CONTAINERS else []
+    for _ in range(MAX_DEPTH):  # a level of containers at a time, at C speed
+        if not level:
+            return True
+        kinds = list(map(type, level))
+        objects = compress(level, map(is_, kinds, repeat(dict)))
+        arrays = compress(level, map(is_, kinds, repeat(list)))
+        inside = list(chain(chain.from_iterable(map(dict.values, objects)), *arrays))
+        level = list(compress(inside, map(_CONTAINERS.__contains__, map(type, inside))))
+    return not level
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_INDEX = re.compile(r"0|[1-9][0-9]*")
+_DECODER = json.JSONDecoder()
+
+
+def _skip(text: str, pos: int) -> int:
+    """Past the whitespace at ``pos``."""
+    m = _WS.match(text, pos)
+    assert m is not None  # it matches the empty string
+    return m.end()
+
+
+def _end(text: str, pos: int) -> int:
+    """Where the JSON value at ``pos`` ends (read at C speed)."""
+    return _DECODER.raw_decode(text, pos)[1]
+
+
+def _locate(text: str, begin: int, pointer: str, *, key: bool) -> int:
+    """Where `ParsedJson.locate` puts ``pointer`` in the JSON document at ``begin`` of
+    ``text``, for a document the positioned parser reads alike (`_parsed_alike`): the
+    way to the root member it names is walked at C speed, and only that member (in
+    "partitions", only the one entry) is parsed with positions."""
+    root = _skip(text, begin)
+    if not pointer or text[root] != "{":
+        return root  # only "" names a part of a document that is not an object
+    first, _, rest = pointer[1:].partition("/")
+    pos = _skip(text, root + 1)
+    while text[pos] == '"':  # each member: its key, a colon, its value
+        name, after = _DECODER.raw_decode(text, pos)
+        value_at = _skip(text, _skip(text, after) + 1)
+        if escape_token(name) == first:
+            break
+        pos = _skip(text, _end(text, value_at))
+        if text[pos] != ",":
+            return root  # no such member
+        pos = _skip(text, pos + 1)
+    else:
+        return root
+    if not rest:
+        return pos if key else value_at
+    unit_at, unit_end, prefix = value_at, _end(text, value_at), "/" + first
+    number = rest.partition("/")[0]
+    if name == "partitions" and text[value_at] == "[" and _INDEX.fullmatch(number):
+        span = _element(text, value_at, int(number))
+        if span is not None:  # the one entry at fault
+            (unit_at, unit_end), prefix = span, f"{prefix}/{number}"
+    inner = pointer[len(prefix) :]
+    if not inner:
+        return unit_at  # an entry: where it starts, no parse needed
+    doc = parse_json(text[unit_at:unit_end])
+    for candidate in parent_pointers(inner):
+        if key and candidate == inner and candidate in doc.key_starts:
+            return unit_at + doc.key_starts[candidate]
+        if candidate in doc.starts:
+            return unit_at + doc.starts[candidate]
+    return unit_at
+
+
+def _element(text: str, pos: int, i: int) -> tuple[int, int] | None:
+    """Where element ``i`` of the array at ``pos`` starts and ends; None past its end."""
+    pos = _skip(text, pos + 1)
+    if text[pos] == "]":
+        return None
+    for _ in range(i):
+        pos = _skip(text, _end(text, pos))
+        if text[pos] != ",":
+            return None
+        pos = _skip(text, pos + 1)
+    return pos, _end(text, pos)
 
 
 def parse_reassignment(text: str, path: str = "<reassignment>") -> list[PartitionAssignment]:
