@@ -1,4 +1,5 @@
-"""A real Spark standalone cluster (one master, one worker) on 127.0.0.1, from the pip package.
+"""A real Spark standalone cluster (one master, one or more workers) on 127.0.0.1, from the
+pip package.
 
 pyspark ships no start-master.sh/start-worker.sh, but its `sbin/spark-daemon.sh` starts the
 real daemons. Only the user who started the cluster can use it or stop it:
@@ -8,9 +9,10 @@ real daemons. Only the user who started the cluster can use it or stop it:
 - ``spark.authenticate`` is on, with a random secret in ``secret`` and ``spark.conf``
   (mode 0600) in the state directory; the daemons read it with ``--properties-file``, a
   driver through :func:`placement.score.session.cluster_secret`, executors from their worker;
-- the state directory (default ``$TMPDIR/mrc-plan-UID/cluster``) and its ``pids`` and
-  ``logs`` are private (0700, owned by the user, not symbolic links: refused otherwise),
-  and its files are opened without following links;
+- the state directory (default ``$TMPDIR/mrc-plan-UID/cluster``) and its ``pids``,
+  ``logs`` and ``work`` (the workers' application directories) are private (0700, owned
+  by the user, not symbolic links: refused otherwise), and its files are opened without
+  following links; nothing is written inside the pyspark package;
 - `stop` signals a process only when ``/proc`` shows it runs as this user, is a Spark
   Master or Worker, and was started for this state directory (a pid file alone is not
   trusted); it signals through a pidfd, so a recycled pid is never hit.
@@ -81,10 +83,11 @@ def _free_port() -> int:
 
 
 def _state(state_dir: Path) -> Path:
-    """The state directory and its pids/ and logs/, checked private (created if missing)."""
+    """The state directory and its pids/, logs/ and work/, checked private (created if
+    missing)."""
     state_dir = private_dir(state_dir.absolute()).resolve()
-    private_dir(state_dir / "pids")
-    private_dir(state_dir / "logs")
+    for name in ("pids", "logs", "work"):
+        private_dir(state_dir / name)
     return state_dir
 
 
@@ -95,6 +98,9 @@ def _env(state_dir: Path) -> dict[str, str]:
         SPARK_LOCAL_IP=LOOPBACK,
         SPARK_PID_DIR=str(state_dir / "pids"),
         SPARK_LOG_DIR=str(state_dir / "logs"),
+        # the workers' application directories (executors' jars, stdout, stderr): by
+        # default SPARK_HOME/work, inside the installed pyspark package
+        SPARK_WORKER_DIR=str(state_dir / "work"),
         SPARK_IDENT_STRING="mrc-plan",
         **{STATE_ENV: str(state_dir)},
     )
@@ -102,10 +108,10 @@ def _env(state_dir: Path) -> dict[str, str]:
     return env
 
 
-def _start_daemon(state_dir: Path, cls: str, *args: str) -> None:
+def _start_daemon(state_dir: Path, cls: str, *args: str, instance: int = 1) -> None:
     script = _spark_home() / "sbin" / "spark-daemon.sh"
     proc = subprocess.run(
-        ["bash", str(script), "start", cls, "1", *args,
+        ["bash", str(script), "start", cls, str(instance), *args,
          "--properties-file", str(state_dir / "spark.conf")],
         env=_env(state_dir),
         capture_output=True,
@@ -133,9 +139,12 @@ def _alive_workers(web_url: str) -> int:
 
 
 def start(
-    state_dir: Path, *, cores: int = 1, memory: str = "1g", timeout: float = 90
+    state_dir: Path, *, cores: int = 1, memory: str = "1g", workers: int = 1, timeout: float = 90
 ) -> LocalCluster:
-    """Start a master and one worker; return once the worker has registered."""
+    """Start a master and ``workers`` workers of ``cores`` cores and ``memory`` each;
+    return once every worker has registered."""
+    if workers < 1:
+        raise ClusterError(f"a cluster needs a worker (asked for {workers})")
     state_dir = _state(state_dir)
     if os.path.lexists(state_dir / "cluster.json"):
         raise ClusterError(
@@ -160,12 +169,14 @@ def start(
         )
         _start_daemon(state_dir, MASTER, "--host", LOOPBACK, "--port", str(port),
                       "--webui-port", str(web))  # fmt: skip
-        web_port = str(_free_port())
-        _start_daemon(state_dir, WORKER, "--host", LOOPBACK, "--cores", str(cores),
-                      "--memory", memory, "--webui-port", web_port, master_url)  # fmt: skip
+        for instance in range(1, workers + 1):  # spark-daemon.sh: one pid file each
+            web_port = str(_free_port())
+            _start_daemon(state_dir, WORKER, "--host", LOOPBACK, "--cores", str(cores),
+                          "--memory", memory, "--webui-port", web_port, master_url,
+                          instance=instance)  # fmt: skip
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if _alive_workers(web_url) >= 1:
+            if _alive_workers(web_url) >= workers:
                 return cluster
             time.sleep(0.5)
     except BaseException:
@@ -173,7 +184,7 @@ def start(
         raise
     stop(state_dir)
     raise ClusterError(
-        f"the worker did not register with {master_url} within {timeout:g} s",
+        f"the workers did not register with {master_url} within {timeout:g} s",
         f"see the logs in {state_dir / 'logs'}",
     )
 

@@ -46,6 +46,15 @@ def running(pid: int) -> bool:
         return False
 
 
+def package_files() -> set[Path]:
+    """Every path under the installed pyspark package, but Python's byte-code caches (an
+    import may write them)."""
+    import pyspark
+
+    home = Path(pyspark.__file__).parent
+    return {p for p in home.rglob("*") if "__pycache__" not in p.parts}
+
+
 def test_cluster_mode_report_equals_local_mode(tmp_path: Path) -> None:
     snap, plan, state = tmp_path / "snap", tmp_path / "plan.json", tmp_path / "cluster"
     assert run("snapshot", "synth", "--brokers", "9", "--racks", "3", "--topics", "3",
@@ -56,6 +65,7 @@ def test_cluster_mode_report_equals_local_mode(tmp_path: Path) -> None:
                 "--format", "json")  # fmt: skip
     assert local.returncode == 0, local.stderr
     pids: list[int] = []
+    before = package_files()
     try:
         started = run("spark-local-cluster", "start", "--dir", str(state))
         assert started.returncode == 0, started.stderr
@@ -87,6 +97,25 @@ def test_cluster_mode_report_equals_local_mode(tmp_path: Path) -> None:
     assert not list((state / "pids").glob("*.pid"))
     assert not [pid for pid in pids if running(pid)]
     assert not (state / "secret").exists()
+    # the executors ran in the state directory; nothing was written into the package
+    assert package_files() - before == set()
+    assert list((state / "work").glob("app-*/*/stderr"))
+
+
+def test_start_several_workers(tmp_path: Path) -> None:
+    """`start(workers=2)`: two workers registered, each with its pid file; `stop` ends
+    all three daemons."""
+    from placement.score.localcluster import _alive_workers, start, stop
+
+    state = tmp_path / "cluster"
+    cluster = start(state, workers=2)
+    try:
+        pids = daemon_pids(state)
+        assert len(pids) == 3
+        assert _alive_workers(cluster.web_url) == 2
+    finally:
+        assert stop(state) == []
+    assert not [pid for pid in pids if running(pid)]
 
 
 def _registers_without_secret(port: int) -> bool:
