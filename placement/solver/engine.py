@@ -193,11 +193,12 @@ def solve(req: Request, options: Options) -> Solution:
         )
         if capacity_moved:
             engine += " + disk capacity"
-    plan = [
-        a
-        for key, a in sorted(after.items())
+    changed = [
+        (key, a)
+        for key, a in after.items()
         if a.replicas != before[key].replicas or a.observers != before[key].observers
     ]
+    plan = [a for _key, a in sorted(changed)]  # keys are distinct: sorted by key
     return Solution(plan, sum(bounds.values()), bytes_bound, engine, exact, leaders, capacity_moved)
 
 

@@ -67,6 +67,12 @@ class RackFlow:
         """The brokers each item ends on, in item order."""
         if not self.items:
             return []
+        if self.targets is None and all(len(it.held) == it.need for it in self.items):
+            # Every item keeps the brokers it holds: that is the network's one optimum (a
+            # move costs more than the most any replica's balance can gain, `_Weights`, and
+            # without targets nothing rewards one), so the racks a drain or a repair leaves
+            # whole are not solved.
+            return [tuple(sorted(it.held)) for it in self.items]
         return _solve(self)
 
 
