@@ -181,7 +181,7 @@ def assign(
     req = Request(inv, in_use, managed, fresh, drained, excluded, sizes, caps, fixed)
     solution = solve(req, options)
     plan = solution.plan
-    before = {a.key: a for a in managed}
+    before = req.before  # managed, by key
     context = PlanContext(inv, in_use, before, drained, excluded, fresh or None, caps, sizes)
     verify_plan(plan, context)
     figures = balance_goals(inv, in_use, before, plan, drained, drained | excluded, caps, sizes)

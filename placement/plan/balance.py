@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
+from operator import attrgetter, itemgetter
 
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
@@ -125,6 +126,10 @@ def _minmax(counts: Mapping[int, int], ids: Sequence[int]) -> tuple[int, int]:
     return (min(counts.get(b, 0) for b in ids), max(counts.get(b, 0) for b in ids))
 
 
+_REPLICAS = attrgetter("replicas")
+_TOPIC = attrgetter("topic")
+
+
 @dataclass
 class Tally:
     """Replicas, preferred leaders and replicas of each topic per broker; the lead racks."""
@@ -136,12 +141,15 @@ class Tally:
 
     @classmethod
     def of(cls, state: Iterable[PartitionAssignment], lead_of: Mapping[str, str]) -> Tally:
+        # columns counted at C speed: a cluster holds up to millions of partitions
         parts = [a for a in state if a.replicas]
+        reps = list(map(_REPLICAS, parts))
+        topics = list(map(_TOPIC, parts))
         return cls(
-            Counter(chain.from_iterable(a.replicas for a in parts)),
-            Counter(a.replicas[0] for a in parts),
-            Counter(chain.from_iterable(zip(repeat(a.topic), a.replicas) for a in parts)),
-            {lead_of[t] for t in {a.topic for a in parts} if t in lead_of},
+            Counter(chain.from_iterable(reps)),
+            Counter(map(itemgetter(0), reps)),
+            Counter(chain.from_iterable(map(zip, map(repeat, topics), reps))),
+            {lead_of[t] for t in set(topics) if t in lead_of},
         )
 
     def copy(self) -> Tally:
@@ -171,26 +179,46 @@ class _Racks:
             if r is not None:
                 self.ids.setdefault(r, []).append(b)
 
-    def figures(self, t: Tally, topics: Iterable[tuple[str, str]]) -> tuple[int, ...]:
+    def figures(self, t: Tally) -> tuple[int, ...]:
         """Worst rack, (topic, rack) and lead-rack spreads, and the bounds of the first
         and last (1 where the replicas do not divide evenly over the brokers, else 0)."""
         ids = self.ids
         lead = [r for r in t.lead_racks if r in ids]
         return (
             max((spread(t.load, m) for m in ids.values()), default=0),
-            max(
-                (
-                    max(t.per_topic[(tp, b)] for b in ids[r])
-                    - min(t.per_topic[(tp, b)] for b in ids[r])
-                    for tp, r in topics
-                ),
-                default=0,
-            ),
+            self.topic_spread(t.per_topic),
             max((spread(t.leaders, ids[r]) for r in lead), default=0),
             max((int(sum(t.load[b] for b in m) % len(m) != 0) for m in ids.values()), default=0),
             max(
                 (int(sum(t.leaders[b] for b in ids[r]) % len(ids[r]) != 0) for r in lead), default=0
             ),
+        )
+
+    def topic_spread(self, per_topic: Mapping[tuple[str, int], int]) -> int:
+        """The worst (topic, rack) spread: max - min replicas of the topic over the rack's
+        brokers, for every topic with a replica in the rack (where it has none, the spread
+        is 0). One pass over the (topic, broker) counts: a broker missing from them holds
+        none, so a rack's minimum is 0 unless every broker of it holds the topic."""
+        top: dict[tuple[str, str], int] = {}
+        low: dict[tuple[str, str], int] = {}
+        holding: Counter[tuple[str, str]] = Counter()
+        for (topic, b), n in per_topic.items():
+            r = self.rack_of.get(b)
+            if not n or r is None:
+                continue
+            pair = (topic, r)
+            holding[pair] += 1
+            if pair in top:
+                top[pair] = max(top[pair], n)
+                low[pair] = min(low[pair], n)
+            else:
+                top[pair] = low[pair] = n
+        return max(
+            (
+                n - (low[pair] if holding[pair] == len(self.ids[pair[1]]) else 0)
+                for pair, n in top.items()
+            ),
+            default=0,
         )
 
 
@@ -211,18 +239,13 @@ def balance_goals(
     lead_of = {t: p.lead_rack for t, p in policies.items()}
     t0 = Tally.of(before.values(), lead_of)
     t1 = t0.copy()
-    touched: set[tuple[str, str]] = set()
     for a in plan:
         for sign, x in ((-1, before.get(a.key)), (1, a)):
             if x is not None:
                 t1.apply(x, sign)
-                touched.update(
-                    (x.topic, r) for b in x.replicas if (r := racks.rack_of.get(b)) is not None
-                )
         if a.topic in lead_of:
             t1.lead_racks.add(lead_of[a.topic])
-    pairs = {(t, r) for (t, b) in t0.per_topic if (r := racks.rack_of.get(b)) is not None}
-    b0, b1 = racks.figures(t0, pairs), racks.figures(t1, pairs | touched)
+    b0, b1 = racks.figures(t0), racks.figures(t1)
     goals = [
         Goal("rack spread (replicas per broker, worst rack)", b1[0], b1[3], b0[0]),
         Goal(
@@ -243,7 +266,7 @@ def balance_goals(
             ),
         )
     brokers = _brokers(
-        inventory, drained, unusable - drained, (t0, t1), _bytes(before, plan, sizes)
+        inventory, drained, unusable - drained, (t0, t1), _bytes(before, plan, sizes, t0.load)
     )
     return BalanceFigures(goals, *_tables(inventory, drained, racks, t0, t1), brokers)
 
@@ -283,18 +306,23 @@ def _bytes(
     before: Mapping[Key, PartitionAssignment],
     plan: Sequence[PartitionAssignment],
     sizes: Mapping[Key, int],
+    load: Counter[int],
 ) -> tuple[_Held, _Held]:
     """Bytes per broker before and after the plan, each with the count of replicas whose
-    size is unknown there (a partition the plan creates holds no data yet)."""
+    size is unknown there (a partition the plan creates holds no data yet). ``load``:
+    replicas per broker before (all of unknown size when there are no sizes at all)."""
     held: Counter[int] = Counter()
-    unknown: Counter[int] = Counter()
-    for key, a in before.items():
-        size = sizes.get(key)
-        for b in a.replicas:
-            if size is None:
-                unknown[b] += 1
-            else:
-                held[b] += size
+    if sizes:
+        unknown: Counter[int] = Counter()
+        for key, a in before.items():
+            size = sizes.get(key)
+            for b in a.replicas:
+                if size is None:
+                    unknown[b] += 1
+                else:
+                    held[b] += size
+    else:
+        unknown = Counter(load)
     after, unknown_after = Counter(held), Counter(unknown)
     for a in plan:
         for sign, x in ((-1, before.get(a.key)), (1, a)):

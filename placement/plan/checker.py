@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter, not_
 
 from placement.errors import MrcPlanError
 from placement.model.assignment import Key, PartitionAssignment
@@ -133,8 +135,10 @@ def check_plan(plan: Iterable[PartitionAssignment], ctx: PlanContext) -> list[Pl
                     PlanProblem(topic, missing[0], f"{len(missing)} partition(s) left unassigned")
                 )
     if ctx.drained:
-        for key, a in ctx.current.items():
-            if key not in seen and set(a.replicas) & ctx.drained:
+        # every partition of the cluster: the test per partition runs at C speed
+        clear = map(ctx.drained.isdisjoint, map(attrgetter("replicas"), ctx.current.values()))
+        for key in compress(ctx.current, map(not_, clear)):
+            if key not in seen:
                 problems.append(PlanProblem(*key, "still on a drained broker after the plan"))
     if planned:
         problems.extend(_check_disks(planned, ctx))

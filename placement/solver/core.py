@@ -24,6 +24,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
+from itertools import chain, compress, repeat
+from operator import attrgetter, eq, getitem, itemgetter, ne, not_, sub
 
 import numpy as np
 from ortools.graph.python import min_cost_flow
@@ -76,19 +79,22 @@ class _Cluster:
 def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreResult:
     """The state after the plan, every partition of ``req.current`` included."""
     c = _Cluster(req)
-    before = {a.key: a for a in req.current}
+    before = req.before
     policies = req.policies
     racks = {rack: _RackState(ids) for rack, ids in c.members.items()}
     # where a replica may stay: its rack, or None (drained, unknown, rack-less)
-    home = {b: r for b, r in c.rack_of.items() if b in c.usable}
+    home = {b: r for b, r in c.rack_of.items() if b in c.usable and r is not None}
     expect = {t: _Expected.of(p) for t, p in policies.items()}
     repair_bound: dict[str, int] = {}
-    for key, a in before.items():
+    parts = list(before.values())
+    meets = _meeting(parts, list(map(expect.get, map(itemgetter(0), before))), home)
+    _tally_kept(racks, home, list(compress(before, meets)), list(compress(parts, meets)), rebalance)
+    for key, a in compress(before.items(), map(not_, meets)):
         reps = a.replicas
         at = [home.get(b) for b in reps]
         exp = expect.get(key[0])
         leader = reps[0] if reps else None
-        if exp is None or exp.met(reps, a.observers, at):
+        if exp is None:
             for b, r in zip(reps, at, strict=True):
                 if r is None:
                     continue
@@ -128,7 +134,7 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
         result = flow.solve()
         for key, brokers in zip(st.keys, result, strict=True):
             chosen.setdefault(key, {})[rack] = brokers
-        if len(receivers) >= 2:
+        if len(receivers) >= 2 and any(it.leads for it in st.items):  # else nothing to trade
             _LeaderTrades(rack, receivers, st, result, before, chosen).run()
     if req.sizes:
         load = _bytes_load(before, chosen, req.sizes, c)
@@ -381,7 +387,7 @@ def _swap(
     chosen[key][rack] = tuple(sorted(dst if b == src else b for b in chosen[key][rack]))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # hashed by identity: `_meeting` caches on it
 class _Expected:
     """A policy as a partition is checked against it: racks of sync replicas and of
     observers (sorted), the lead rack, and the counts per rack."""
@@ -398,19 +404,76 @@ class _Expected:
         obs = tuple(sorted(r for r, (_, o) in per_rack.items() for _ in range(o)))
         return cls(policy.lead_rack, sync, obs, per_rack)
 
-    def met(self, reps: tuple[int, ...], observers: tuple[int, ...], at: list[str | None]) -> bool:
-        """Whether a partition already meets the policy: leader in the lead rack, no
-        broker twice, none unusable (None in ``at``), sync and observer racks as asked."""
-        if not reps or at[0] != self.lead_rack or None in at or len(set(reps)) != len(reps):
+    def racks_fit(self, at: tuple[str | None, ...], n_observers: int) -> bool:
+        """Whether replicas in the racks ``at`` (None: an unusable broker), the last
+        ``n_observers`` of them observers, are placed as the policy asks: the leader in the
+        lead rack, none unusable, sync and observer racks as asked. (`_meeting` adds
+        what the brokers themselves must be.)"""
+        if not at or at[0] != self.lead_rack or None in at:
             return False
-        n_sync = len(reps) - len(observers)
-        if set(reps[n_sync:]) != set(observers):
-            return False
+        n_sync = len(at) - n_observers
         racks = [r for r in at if r is not None]  # all of them: None was ruled out above
         return (
             tuple(sorted(racks[:n_sync])) == self.sync
             and tuple(sorted(racks[n_sync:])) == self.observers
         )
+
+
+def _meeting(
+    parts: list[PartitionAssignment],
+    expected: list[_Expected | None],
+    home: Mapping[int, str],
+) -> list[bool]:
+    """Which partitions already meet their policy (``expected``, None: they have none):
+    `_Expected.racks_fit`, no broker twice, and the observers the replicas after the sync
+    ones. Most partitions of a cluster do, a million of them: the racks are judged once
+    per pattern (policy, racks, observers) and the brokers a column at a time."""
+
+    @cache
+    def fits(exp: _Expected | None, at: tuple[str | None, ...], n_observers: int) -> bool:
+        return exp is not None and exp.racks_fit(at, n_observers)
+
+    reps = [a.replicas for a in parts]
+    observers = [a.observers for a in parts]
+    counts = list(map(len, observers))
+    ats = map(tuple, map(map, repeat(home.get), reps))
+    placed = map(fits, expected, ats, counts)
+    lengths = list(map(len, reps))
+    distinct = map(eq, map(len, map(set, reps)), lengths)
+    tails = list(map(getitem, reps, map(slice, map(sub, lengths, counts), repeat(None))))
+    as_tail = list(map(eq, tails, observers))
+    for i in compress(range(len(parts)), map(not_, as_tail)):  # the same brokers, reordered
+        as_tail[i] = set(tails[i]) == set(observers[i])
+    return list(map(all, zip(placed, distinct, as_tail, strict=True)))
+
+
+def _tally_kept(
+    racks: Mapping[str, _RackState],
+    home: Mapping[int, str],
+    keys: list[Key],
+    parts: list[PartitionAssignment],
+    rebalance: bool,
+) -> None:
+    """Count, per rack, what the partitions that meet their policy keep: replicas,
+    replicas of each topic and preferred leaders per broker (and for ``rebalance``, what
+    each broker could keep, and which partitions), counted at C speed: none of their
+    brokers is unusable or there twice."""
+    reps = [a.replicas for a in parts]
+    load = Counter(chain.from_iterable(reps))
+    for b, n in load.items():
+        st = racks[home[b]]
+        st.base[b] += n
+        if rebalance:
+            st.kept[b] += n
+    for b, n in Counter(map(itemgetter(0), reps)).items():
+        racks[home[b]].leaders[b] += n
+    topics = map(repeat, map(itemgetter(0), keys))
+    for (t, b), n in Counter(chain.from_iterable(map(zip, topics, reps))).items():
+        racks[home[b]].topic_base[(t, b)] += n
+    if rebalance:
+        for key, brokers in zip(keys, reps, strict=True):
+            for b in brokers:
+                racks[home[b]].on[b].append(key)
 
 
 class _RackState:
@@ -674,7 +737,9 @@ def _choose_leaders(
             uneven.append(rack)
         else:
             bound += excess
-    changes = sum(1 for k, a in after.items() if a.replicas[0] != before[k].replicas[0])
+    leads = map(itemgetter(0), map(attrgetter("replicas"), after.values()))
+    led = map(itemgetter(0), map(attrgetter("replicas"), map(before.__getitem__, after)))
+    changes = sum(map(ne, leads, led))  # at C speed: every partition of the cluster
     return LeaderStats(changes, len(forced), bound + len(forced), tuple(uneven))
 
 

@@ -160,7 +160,7 @@ def solve(req: Request, options: Options) -> Solution:
         engine = "fresh (round-robin rings per rack, leaders leveled)"
         return Solution(plan, sum(lower_bound(req).values()), None, engine, [], None)
 
-    before = {a.key: a for a in req.current}
+    before = req.before
     by_counts = options.rebalance and not req.sizes
     core = plan_core(req, rebalance=by_counts, balance_leaders=options.balance_leaders)
     after = core.after
@@ -196,7 +196,7 @@ def solve(req: Request, options: Options) -> Solution:
     changed = [
         (key, a)
         for key, a in after.items()
-        if a.replicas != before[key].replicas or a.observers != before[key].observers
+        if (b := before[key]) is not a and (a.replicas != b.replicas or a.observers != b.observers)
     ]
     plan = [a for _key, a in sorted(changed)]  # keys are distinct: sorted by key
     return Solution(plan, sum(bounds.values()), bytes_bound, engine, exact, leaders, capacity_moved)

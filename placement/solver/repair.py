@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
@@ -27,6 +28,12 @@ class Request:
     sizes: Mapping[Key, int] = field(default_factory=dict)
     caps: Mapping[int, int] = field(default_factory=dict)  # usable disk bytes per broker
     fixed_bytes: Mapping[int, int] = field(default_factory=dict)  # of topics without a policy
+
+    @cached_property
+    def before(self) -> dict[Key, PartitionAssignment]:
+        """``current`` by key, made once (a cluster holds up to millions of partitions);
+        read, never changed."""
+        return {a.key: a for a in self.current}
 
 
 def lower_bound(req: Request) -> dict[str, int]:
