@@ -399,8 +399,8 @@ def parse_plan(text: str, path: str = "<reassignment>") -> PlanFile:
     try:
         with _collector_paused():
             entries = _read(body)
-    except ShapeError as p:
-        pos = position_in(text, start + _locate(body, 0, p.pointer, key=p.key))
+    except _PlacedError as found:
+        p, pos = found.problem, position_in(text, start + found.offset)
         raise InputError(path, p.message, p.hint, line=pos.line, column=pos.column) from None
     except _UnplacedError:
         pass  # re-read with positions to say what is wrong, and where
@@ -433,10 +433,17 @@ class _UnplacedError(Exception):
     a syntax error, a key twice)."""
 
 
+class _PlacedError(Exception):
+    """A rule broken, and where: ``offset`` in the JSON text."""
+
+    def __init__(self, problem: ShapeError, offset: int) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+        self.offset = offset
+
+
 def _read(body: str) -> list[PartitionAssignment]:
-    """The entries of ``body``; else a `ShapeError` that `_locate` places, or
-    `_UnplacedError`. The parsed document is freed on return, before the collector runs
-    again."""
+    """The entries of ``body``; else `_PlacedError` or `_UnplacedError`."""
     try:
         value = json.loads(body, parse_constant=_no_constant)
     except (ValueError, RecursionError):  # not JSON, or a number of too many digits
@@ -451,10 +458,13 @@ def _read(body: str) -> list[PartitionAssignment]:
         raise _UnplacedError from None
     try:
         return _entries(value)
-    except ShapeError:
-        if _parsed_alike(value, body):
-            raise
-        raise _UnplacedError from None  # the positioned parser refuses it first
+    except ShapeError as problem:
+        found = ShapeError(problem.pointer, problem.message, problem.hint, key=problem.key)
+        alike = _parsed_alike(value, body)
+    del value  # the document is not needed to say where: free it
+    if not alike:
+        raise _UnplacedError  # the positioned parser refuses it first
+    raise _PlacedError(found, _locate(body, 0, found.pointer, key=found.key))
 
 
 @contextmanager
@@ -541,12 +551,14 @@ def _locate(text: str, begin: int, pointer: str, *, key: bool) -> int:
         return root
     if not rest:
         return pos if key else value_at
-    unit_at, unit_end, prefix = value_at, _end(text, value_at), "/" + first
+    span, prefix = None, "/" + first
     number = rest.partition("/")[0]
     if name == "partitions" and text[value_at] == "[" and _INDEX.fullmatch(number):
-        span = _element(text, value_at, int(number))
-        if span is not None:  # the one entry at fault
-            (unit_at, unit_end), prefix = span, f"{prefix}/{number}"
+        span = _element(text, value_at, int(number))  # the one entry at fault
+    if span is None:
+        unit_at, unit_end = value_at, _end(text, value_at)
+    else:
+        (unit_at, unit_end), prefix = span, f"{prefix}/{number}"
     inner = pointer[len(prefix) :]
     if not inner:
         return unit_at  # an entry: where it starts, no parse needed
