@@ -91,6 +91,7 @@ class Task:
     seconds: float
     cpu: float  # the executor's CPU time: less swayed by other load on the machine
     rows: int  # records read, from its input metrics
+    executor: str  # "driver" in local mode
 
 
 def events(log_dir: Path) -> list[dict[str, Any]]:
@@ -124,7 +125,8 @@ def scan_tasks(log_dir: Path) -> list[Task]:
         metrics = e.get("Task Metrics", {})
         rows = metrics.get("Input Metrics", {}).get("Records Read", 0)
         cpu = metrics.get("Executor CPU Time", 0) / 1e9
-        tasks.append(Task((info["Finish Time"] - info["Launch Time"]) / 1000, cpu, int(rows)))
+        seconds = (info["Finish Time"] - info["Launch Time"]) / 1000
+        tasks.append(Task(seconds, cpu, int(rows), str(info["Executor ID"])))
     return tasks
 
 

@@ -1,0 +1,87 @@
+"""cluster: score 10M partitions on local[2] and on a local cluster of 1, then 2 one-core workers.
+
+For each size (10,000,000 partitions; MRC_PLAN_BENCH_CLUSTER_SIZES="1M" restricts them):
+`mrc-plan snapshot synth`, then `mrc-plan score --format json` on `local[2]`, on a cluster
+of one one-core worker and on one of two (each started by `placement.score.localcluster`
+in a state directory of its own, stopped after its run; the start is not timed). The
+three reports must be byte-identical, else the benchmark fails. Goal: two workers take
+no longer than one. The event log of each run gives the scan stage's tasks per executor.
+
+Not in the default set: it takes several minutes (three Spark runs and two clusters).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from bench_layout import Task, event_log_env, scan_tasks, score, sizes, spread, synth
+from harness import ROOT, result
+
+SIZES = (10_000_000,)
+SIZES_ENV = "MRC_PLAN_BENCH_CLUSTER_SIZES"
+WORKERS = (1, 2)
+
+
+def per_executor(tasks: list[Task]) -> str:
+    """How many scan tasks each executor ran, and their rows."""
+    count, rows = Counter(t.executor for t in tasks), Counter[str]()
+    for t in tasks:
+        rows[t.executor] += t.rows
+    return ", ".join(f"executor {e}: {count[e]} ({rows[e]:,} rows)" for e in sorted(count))
+
+
+def run_on(snap: Path, master: str, tmp: Path, extra: dict[str, str]) -> tuple[float, bytes, str]:
+    """Score ``snap`` on ``master``: the wall, the report and what the scan stage did."""
+    logs = tmp / "events"
+    env = {**event_log_env(tmp / "conf", logs), **extra}
+    wall, report = score(snap, master, env)
+    tasks = scan_tasks(logs)
+    scan = f"scan: {len(tasks)} tasks ({per_executor(tasks)}), longest/median {spread(tasks):.2f}"
+    return wall, report, scan
+
+
+def on_cluster(snap: Path, workers: int, tmp: Path) -> tuple[float, bytes, str]:
+    """Score ``snap`` on a fresh local cluster of ``workers`` one-core workers."""
+    sys.path.insert(0, str(ROOT))
+    from placement.score.localcluster import start, stop
+
+    state = tmp / "state"
+    cluster = start(state, cores=1, workers=workers)
+    try:
+        secret = {"MRC_PLAN_SPARK_SECRET_FILE": str(cluster.secret_file)}
+        return run_on(snap, cluster.master_url, tmp, secret)
+    finally:
+        stop(state)
+
+
+def run() -> list[dict[str, Any]]:
+    rows = []
+    for n in sizes(SIZES, SIZES_ENV):
+        with tempfile.TemporaryDirectory(prefix="mrc-bench-cluster-") as tmp:
+            root = Path(tmp)
+            snap = root / "snap"
+            synth(snap, n)
+            runs = {"local[2]": run_on(snap, "local[2]", root / "local", {})}
+            for w in WORKERS:
+                name = f"{w} one-core worker{'s' if w > 1 else ''}"
+                runs[name] = on_cluster(snap, w, root / f"cluster-{w}")
+        reports = {report for _, report, _ in runs.values()}
+        if len(reports) != 1:
+            raise RuntimeError(f"{n:,} partitions: the reports of {', '.join(runs)} differ")
+        for name, (wall, _, scan) in runs.items():
+            rows.append(result(f"cluster {n:,} partitions, score on {name}", wall, "s", None, scan))
+        one, two = runs["1 one-core worker"][0], runs["2 one-core workers"][0]
+        rows.append(
+            result(
+                f"cluster {n:,} partitions: 2 workers' wall / 1 worker's",
+                two / one,
+                "x",
+                1.0,
+                "the three reports are byte-identical",
+            )
+        )
+    return rows
