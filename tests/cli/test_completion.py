@@ -54,7 +54,16 @@ def test_rule_codes_and_names_complete(process: Process) -> None:
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
-def test_show_completion_prints_a_script(process: Process, shell: str) -> None:
-    done = process([MRC_PLAN, "--show-completion", shell])
+def test_each_shell_gets_a_script(process: Process, shell: str) -> None:
+    """The script `--show-completion` prints for the shell it finds among the process's
+    ancestors, asked for by name (under CI or a test runner no shell may be among them)."""
+    env = {**os.environ, "_MRC_PLAN_COMPLETE": f"source_{shell}"}
+    done = process([MRC_PLAN], env=env)
     assert done.returncode == 0, done.stderr
-    assert "_MRC_PLAN_COMPLETE" in done.stdout
+    assert "_MRC_PLAN_COMPLETE" in done.stdout and f"complete_{shell}" in done.stdout
+
+
+def test_show_completion_prints_the_script_of_the_calling_shell(process: Process) -> None:
+    done = process(["bash", "-c", f"'{MRC_PLAN}' --show-completion; exit $?"])
+    assert done.returncode == 0, done.stderr
+    assert "complete_bash" in done.stdout
