@@ -23,9 +23,11 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
-from operator import contains, eq, getitem, is_, itemgetter, lt, sub
+from operator import contains, is_, itemgetter, lt
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from placement.errors import InputError
 from placement.io.atomic import open_atomic
@@ -248,32 +250,53 @@ def _ids_ok(values: list[Any]) -> bool:
 def _replica_lengths(replicas: list[Any], observers: list[Any]) -> list[int] | None:
     """Each partition's replica count when every replica list is a non-empty array of
     broker ids, none twice, and every observer list is its tail, short of all of it;
-    else None."""
+    else None. Typed first (2.0 == 2 and True == 1), then checked as 64-bit arrays."""
     if set(map(type, replicas)) != _LIST or set(map(type, observers)) != _LIST:
         return None
     lengths = list(map(len, replicas))
-    brokers = list(chain.from_iterable(replicas))
-    if min(lengths) < 1 or not _ids_ok(brokers):
+    counts = list(map(len, observers))
+    if min(lengths) < 1 or not all(map(lt, counts, lengths)):  # a sync replica each
         return None
-    # no broker twice in a list: a set per list, as long as the lists only when none repeats
-    if sum(map(len, map(set, replicas))) != len(brokers):
+    if set(map(type, chain.from_iterable(replicas))) != _INT:
         return None
-    # observers: the tail of replicas (so broker ids, none twice), leaving a sync replica;
-    # typed first, as 2.0 == 2 and True == 1
     if set(map(type, chain.from_iterable(observers))) - _INT:
         return None
-    counts = list(map(len, observers))
-    tails = map(getitem, replicas, map(slice, map(sub, lengths, counts), repeat(None)))
-    if not all(map(eq, tails, observers)) or not all(map(lt, counts, lengths)):
+    try:
+        brokers = np.fromiter(chain.from_iterable(replicas), np.int64, sum(lengths))
+        tails = np.fromiter(chain.from_iterable(observers), np.int64, sum(counts))
+    except OverflowError:  # past 64 bits: no broker id either
         return None
-    return lengths
+    if brokers.min() < 0 or brokers.max() > INT32_MAX:
+        return None
+    size, k = np.array(lengths), np.array(counts)
+    ends = np.cumsum(size)
+    if _repeats(replicas, brokers, size, ends):
+        return None
+    # observers: the replicas' tails (so broker ids, none twice)
+    at = np.repeat(ends - k, k) + np.arange(tails.size) - np.repeat(np.cumsum(k) - k, k)
+    return lengths if np.array_equal(brokers[at], tails) else None
+
+
+def _repeats(
+    replicas: list[list[int]], brokers: np.ndarray, size: np.ndarray, ends: np.ndarray
+) -> bool:
+    """Whether a list of ``replicas`` (``brokers`` cut at ``ends``) holds a broker twice:
+    the lists laid out as the rows of a matrix, sorted, neighbours compared (a set per
+    list when a list is too long for such a matrix)."""
+    width = int(size.max())
+    if width > 16:
+        return sum(map(len, map(set, replicas))) != brokers.size
+    rows = np.empty((size.size, width), dtype=np.int64)
+    rows[:] = -1 - np.arange(width)  # pads: negative, all different, never a broker
+    cols = np.arange(brokers.size) - np.repeat(ends - size, size)
+    rows[np.repeat(np.arange(size.size), size), cols] = brokers
+    rows.sort(axis=1)
+    return bool((rows[:, 1:] == rows[:, :-1]).any())
 
 
 def _distinct(topics: list[str], numbers: list[int], names: set[str]) -> bool:
     """No (topic, partition) twice: each pair as one 64-bit number (the topic's index,
     then the partition's 31 bits), sorted, no two alike."""
-    import numpy as np
-
     index = {name: i for i, name in enumerate(names)}
     count = len(topics)
     keys = np.fromiter(map(index.__getitem__, topics), np.int64, count) << 31

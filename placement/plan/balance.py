@@ -12,11 +12,14 @@ from dataclasses import dataclass
 from itertools import chain, repeat
 from operator import attrgetter, itemgetter
 
+import numpy as np
+
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
 from placement.plan.summary import BrokerFigures, RackFlow
 from placement.solver.capacity import bytes_held
+from placement.solver.core import per_topic
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,7 @@ class Tally:
         return cls(
             Counter(chain.from_iterable(reps)),
             Counter(map(itemgetter(0), reps)),
-            Counter(chain.from_iterable(map(zip, map(repeat, topics), reps))),
+            per_topic(topics, reps),
             {lead_of[t] for t in set(topics) if t in lead_of},
         )
 
@@ -197,29 +200,28 @@ class _Racks:
     def topic_spread(self, per_topic: Mapping[tuple[str, int], int]) -> int:
         """The worst (topic, rack) spread: max - min replicas of the topic over the rack's
         brokers, for every topic with a replica in the rack (where it has none, the spread
-        is 0). One pass over the (topic, broker) counts: a broker missing from them holds
-        none, so a rack's minimum is 0 unless every broker of it holds the topic."""
-        top: dict[tuple[str, str], int] = {}
-        low: dict[tuple[str, str], int] = {}
-        holding: Counter[tuple[str, str]] = Counter()
-        for (topic, b), n in per_topic.items():
-            r = self.rack_of.get(b)
-            if not n or r is None:
-                continue
-            pair = (topic, r)
-            holding[pair] += 1
-            if pair in top:
-                top[pair] = max(top[pair], n)
-                low[pair] = min(low[pair], n)
-            else:
-                top[pair] = low[pair] = n
-        return max(
-            (
-                n - (low[pair] if holding[pair] == len(self.ids[pair[1]]) else 0)
-                for pair, n in top.items()
-            ),
-            default=0,
-        )
+        is 0). From the (topic, broker) counts as arrays, grouped by (topic, rack): a
+        broker missing from them holds none, so a rack's minimum is 0 unless every broker
+        of it holds the topic."""
+        n = len(per_topic)
+        racks = {r: i for i, r in enumerate(self.ids)}
+        rack_at = {b: racks[r] for b, r in self.rack_of.items() if r is not None}
+        topics = {t: i for i, t in enumerate(dict.fromkeys(map(itemgetter(0), per_topic)))}
+        topic = np.fromiter(map(topics.__getitem__, map(itemgetter(0), per_topic)), np.int64, n)
+        rack = np.fromiter(map(rack_at.get, map(itemgetter(1), per_topic), repeat(-1)), np.int64, n)
+        count = np.fromiter(per_topic.values(), np.int64, n)
+        held = (count != 0) & (rack >= 0)
+        if not held.any():
+            return 0
+        group = (topic * len(racks) + rack)[held]
+        order = np.argsort(group, kind="stable")
+        group, count = group[order], count[held][order]
+        starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+        top = np.maximum.reduceat(count, starts)
+        low = np.minimum.reduceat(count, starts)
+        holding = np.diff(np.r_[starts, group.size])
+        size = np.array([len(ids) for ids in self.ids.values()])[group[starts] % len(racks)]
+        return int((top - np.where(holding == size, low, 0)).max())
 
 
 def balance_goals(

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from itertools import chain, compress, repeat
+from itertools import chain, compress, groupby, repeat
 from operator import attrgetter, eq, getitem, itemgetter, ne, not_, sub
 
 import numpy as np
@@ -433,8 +433,8 @@ def _meeting(
     def fits(exp: _Expected | None, at: tuple[str | None, ...], n_observers: int) -> bool:
         return exp is not None and exp.racks_fit(at, n_observers)
 
-    reps = [a.replicas for a in parts]
-    observers = [a.observers for a in parts]
+    reps = list(map(_REPLICAS, parts))
+    observers = list(map(attrgetter("observers"), parts))
     counts = list(map(len, observers))
     ats = map(tuple, map(map, repeat(home.get), reps))
     placed = map(fits, expected, ats, counts)
@@ -458,7 +458,7 @@ def _tally_kept(
     replicas of each topic and preferred leaders per broker (and for ``rebalance``, what
     each broker could keep, and which partitions), counted at C speed: none of their
     brokers is unusable or there twice."""
-    reps = [a.replicas for a in parts]
+    reps = list(map(_REPLICAS, parts))
     load = Counter(chain.from_iterable(reps))
     for b, n in load.items():
         st = racks[home[b]]
@@ -467,13 +467,32 @@ def _tally_kept(
             st.kept[b] += n
     for b, n in Counter(map(itemgetter(0), reps)).items():
         racks[home[b]].leaders[b] += n
-    topics = map(repeat, map(itemgetter(0), keys))
-    for (t, b), n in Counter(chain.from_iterable(map(zip, topics, reps))).items():
+    for (t, b), n in per_topic(list(map(itemgetter(0), keys)), reps).items():
         racks[home[b]].topic_base[(t, b)] += n
     if rebalance:
         for key, brokers in zip(keys, reps, strict=True):
             for b in brokers:
                 racks[home[b]].on[b].append(key)
+
+
+def per_topic(topics: list[str], replicas: list[tuple[int, ...]]) -> Counter[tuple[str, int]]:
+    """(topic, broker) -> replicas of the topic on the broker, over partitions of
+    ``topics`` holding ``replicas``. Each topic's partitions are usually listed together
+    (as Kafka's tools and `assign` write them): then each topic's brokers are counted on
+    their own, as plain numbers, and paired with the topic once per broker (no pair made
+    per replica); otherwise every (topic, broker) pair is counted."""
+    runs = 1 + sum(map(ne, topics[1:], topics[:-1]))
+    if runs != len(set(topics)):
+        return Counter(chain.from_iterable(map(zip, map(repeat, topics), replicas)))
+    out: Counter[tuple[str, int]] = Counter()
+    for topic, group in groupby(zip(topics, replicas, strict=True), key=itemgetter(0)):
+        counts = Counter(chain.from_iterable(map(itemgetter(1), group)))
+        pairs = zip(repeat(topic), counts, strict=False)  # repeat: as long as counts
+        dict.update(out, zip(pairs, counts.values(), strict=True))  # each pair new: no sum
+    return out
+
+
+_REPLICAS = attrgetter("replicas")
 
 
 class _RackState:
@@ -758,10 +777,12 @@ def _rack_leaders(
     ``balance_leaders``), or None when it cannot end even."""
     weight = dict.fromkeys(c.receivers[rack], 0)
     movable = set(keys)
-    for key, a in after.items():
+    lead_of = {t: p.lead_rack for t, p in req.policies.items()}
+    led_here = map(eq, map(lead_of.get, map(itemgetter(0), after)), repeat(rack))
+    for key, a in compress(after.items(), led_here):  # the rack's partitions, at C speed
         if key in movable or not a.replicas:
             continue
-        if a.replicas[0] in weight and req.policies[key[0]].lead_rack == rack:
+        if a.replicas[0] in weight:
             weight[a.replicas[0]] += 1
     kept = dict(weight)
     cands: list[list[int]] = []
