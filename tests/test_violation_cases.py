@@ -29,10 +29,10 @@ def test_numpy_violation_mask(case: Case) -> None:
 @BY_ID
 def test_spark_violation_column(spark: Any, case: Case) -> None:
     from placement.score.metrics import violation, with_codes, with_policy
-    from placement.score.run import prepare
+    from placement.score.run import parsed_policies, prepare
 
     snap = case_snapshot(case)
-    ctx = prepare(spark, Path("cases"), snap.brokers, snap.topics, 1)
+    ctx = prepare(spark, snap.brokers, parsed_policies(Path("cases"), snap.topics), 1)
     rows = (
         spark.createDataFrame(snap.partitions)
         .transform(with_policy(ctx.policies, 1))
