@@ -457,7 +457,7 @@ def _tally_kept(
     """Count, per rack, what the partitions that meet their policy keep: replicas,
     replicas of each topic and preferred leaders per broker (and for ``rebalance``, what
     each broker could keep, and which partitions), counted at C speed: none of their
-    brokers is unusable or there twice."""
+    brokers is unusable or there twice. It counts first, into empty tallies."""
     reps = list(map(_REPLICAS, parts))
     load = Counter(chain.from_iterable(reps))
     for b, n in load.items():
@@ -467,8 +467,8 @@ def _tally_kept(
             st.kept[b] += n
     for b, n in Counter(map(itemgetter(0), reps)).items():
         racks[home[b]].leaders[b] += n
-    for (t, b), n in per_topic(list(map(itemgetter(0), keys)), reps).items():
-        racks[home[b]].topic_base[(t, b)] += n
+    for pair, n in per_topic(list(map(itemgetter(0), keys)), reps).items():
+        racks[home[pair[1]]].topic_base[pair] = n  # the first count of each pair
     if rebalance:
         for key, brokers in zip(keys, reps, strict=True):
             for b in brokers:
