@@ -30,7 +30,7 @@ from harness import ROOT
 # the default set, in this order
 BENCHMARKS = [
     "validate", "synth", "assign", "rebalance", "quality", "score", "simulate", "logdirs", "report",
-    "engines", "layout",
+    "engines", "spark_start", "layout",
 ]  # fmt: skip
 
 OUT = ROOT / "bench" / "out" / "results.json"
