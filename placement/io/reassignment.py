@@ -420,7 +420,7 @@ def parse_plan(text: str, path: str = "<reassignment>") -> PlanFile:
     start, end = _json_region(text, path)
     body = text[start:end]
     try:
-        with _collector_paused():
+        with collector_paused():
             entries = _read(body)
     except _PlacedError as found:
         p, pos = found.problem, position_in(text, start + found.offset)
@@ -491,10 +491,12 @@ def _read(body: str) -> list[PartitionAssignment]:
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a plan's objects are made: they are
-    millions, none in a cycle, and each collection on the way would walk every one made
-    so far (most of the time json.loads takes on a million partitions)."""
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a plan's objects are made (here, and in
+    `assign`, which uses it as a decorator): they are millions, next to none in a cycle,
+    and each collection on the way would walk every one made so far (most of the time
+    json.loads takes on a million partitions). Any cycle made meanwhile is collected
+    after."""
     enabled = gc.isenabled()
     gc.disable()
     try:

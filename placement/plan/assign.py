@@ -8,11 +8,13 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Literal
 
 from placement.errors import UsageError
 from placement.io.current import CurrentState
 from placement.io.inventory import LoadedInventory
+from placement.io.reassignment import collector_paused
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.planview import PlanView
 from placement.model.policy import PlacementPolicy
@@ -140,6 +142,7 @@ def _changes(topics: Sequence[TopicSpec], current: CurrentState | None) -> list[
     return policy_changes(topics, current.policies, existing)
 
 
+@collector_paused()  # a cluster's state: millions of long-lived objects, no cycles
 def assign(
     loaded: LoadedInventory,
     topics: Sequence[TopicSpec],
@@ -187,7 +190,7 @@ def assign(
     figures = balance_goals(inv, in_use, before, plan, drained, drained | excluded, caps, sizes)
     added, removed, moved = movement(plan, before, sizes)
     racks = inv.rack_of
-    used = {b for a in assignments for b in a.replicas}
+    used = set(chain.from_iterable(a.replicas for a in assignments))
     return AssignOutcome(
         plan=plan,
         rollback=[before[a.key] for a in plan if a.key in before],
