@@ -2,10 +2,16 @@
 
 For each size (10,000,000 partitions; MRC_PLAN_BENCH_CLUSTER_SIZES="1M" restricts them):
 `mrc-plan snapshot synth`, then `mrc-plan score --format json` on `local[2]`, on a cluster
-of one one-core worker and on one of two (each started by `placement.score.localcluster`
-in a state directory of its own, stopped after its run; the start is not timed). The
-three reports must be byte-identical, else the benchmark fails. Goal: two workers take
-no longer than one. The event log of each run gives the scan stage's tasks per executor.
+of one one-core worker, of two, and of one two-core worker (each started by
+`placement.score.localcluster` in a state directory of its own, stopped after its run;
+the start is not timed). The reports must be byte-identical, else the benchmark fails.
+Goal: two workers take no longer than one. The event log of each run gives the scan
+stage's tasks per executor.
+
+On one machine each executor is a JVM that starts and compiles Spark's generated code on
+its own: two one-core workers spend that CPU twice (at 5M partitions on 2 cores, 47 s of
+executor CPU, 17 s of it the JIT compilers, against 28 s for one worker), so they need
+spare cores to beat one. One worker with both cores is local[2]'s shape: one JVM.
 
 Not in the default set: it takes several minutes (three Spark runs and two clusters).
 """
@@ -23,7 +29,8 @@ from harness import ROOT, result
 
 SIZES = (10_000_000,)
 SIZES_ENV = "MRC_PLAN_BENCH_CLUSTER_SIZES"
-WORKERS = (1, 2)
+# (name, workers, cores of each)
+CLUSTERS = (("1 one-core worker", 1, 1), ("2 one-core workers", 2, 1), ("1 two-core worker", 1, 2))
 
 
 def per_executor(tasks: list[Task]) -> str:
@@ -44,13 +51,13 @@ def run_on(snap: Path, master: str, tmp: Path, extra: dict[str, str]) -> tuple[f
     return wall, report, scan
 
 
-def on_cluster(snap: Path, workers: int, tmp: Path) -> tuple[float, bytes, str]:
-    """Score ``snap`` on a fresh local cluster of ``workers`` one-core workers."""
+def on_cluster(snap: Path, workers: int, cores: int, tmp: Path) -> tuple[float, bytes, str]:
+    """Score ``snap`` on a fresh local cluster of ``workers`` workers of ``cores`` cores."""
     sys.path.insert(0, str(ROOT))
     from placement.score.localcluster import start, stop
 
     state = tmp / "state"
-    cluster = start(state, cores=1, workers=workers)
+    cluster = start(state, cores=cores, workers=workers)
     try:
         secret = {"MRC_PLAN_SPARK_SECRET_FILE": str(cluster.secret_file)}
         return run_on(snap, cluster.master_url, tmp, secret)
@@ -66,9 +73,8 @@ def run() -> list[dict[str, Any]]:
             snap = root / "snap"
             synth(snap, n)
             runs = {"local[2]": run_on(snap, "local[2]", root / "local", {})}
-            for w in WORKERS:
-                name = f"{w} one-core worker{'s' if w > 1 else ''}"
-                runs[name] = on_cluster(snap, w, root / f"cluster-{w}")
+            for name, workers, cores in CLUSTERS:
+                runs[name] = on_cluster(snap, workers, cores, root / f"{workers}x{cores}")
         reports = {report for _, report, _ in runs.values()}
         if len(reports) != 1:
             raise RuntimeError(f"{n:,} partitions: the reports of {', '.join(runs)} differ")
@@ -81,7 +87,7 @@ def run() -> list[dict[str, Any]]:
                 two / one,
                 "x",
                 1.0,
-                "the three reports are byte-identical",
+                f"the {len(runs)} reports are byte-identical",
             )
         )
     return rows
