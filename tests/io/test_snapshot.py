@@ -116,7 +116,8 @@ def test_sizes_csv_errors(tmp_path: Path) -> None:
 def test_the_marker_is_not_written_through_a_link(tmp_path: Path) -> None:
     """Every file of a snapshot is created new in its staged directory: a link planted
     there (a directory others could write to) is not followed."""
-    from placement.io.snapshot import SNAPSHOT_MARKER, write_snapshot_files
+    from placement.io.outputs import SNAPSHOT_MARKER
+    from placement.io.snapshot import write_snapshot_files
 
     victim = tmp_path / "victim"
     victim.write_text("precious\n")
