@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from itertools import chain, compress, groupby, repeat
-from operator import attrgetter, eq, getitem, itemgetter, ne, not_, sub
+from operator import attrgetter, eq, getitem, is_, itemgetter, ne, not_, sub
 
 import numpy as np
 from ortools.graph.python import min_cost_flow
@@ -475,6 +475,17 @@ def _tally_kept(
                 racks[home[b]].on[b].append(key)
 
 
+def was(
+    before: Mapping[Key, PartitionAssignment], after: Mapping[Key, PartitionAssignment]
+) -> Iterable[PartitionAssignment]:
+    """``before``'s partition for each key of ``after``, in ``after``'s order. The engines
+    replace entries of a copy of ``before``, never add or move one, so the two usually
+    list the same keys in the same order: then no key is looked up."""
+    if len(after) == len(before) and all(map(is_, after, before)):
+        return before.values()
+    return map(before.__getitem__, after)
+
+
 def per_topic(topics: list[str], replicas: list[tuple[int, ...]]) -> Counter[tuple[str, int]]:
     """(topic, broker) -> replicas of the topic on the broker, over partitions of
     ``topics`` holding ``replicas``. Each topic's partitions are usually listed together
@@ -757,7 +768,7 @@ def _choose_leaders(
         else:
             bound += excess
     leads = map(itemgetter(0), map(attrgetter("replicas"), after.values()))
-    led = map(itemgetter(0), map(attrgetter("replicas"), map(before.__getitem__, after)))
+    led = map(itemgetter(0), map(attrgetter("replicas"), was(before, after)))
     changes = sum(map(ne, leads, led))  # at C speed: every partition of the cluster
     return LeaderStats(changes, len(forced), bound + len(forced), tuple(uneven))
 
