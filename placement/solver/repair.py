@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
@@ -33,7 +34,9 @@ class Request:
     def before(self) -> dict[Key, PartitionAssignment]:
         """``current`` by key, made once (a cluster holds up to millions of partitions);
         read, never changed."""
-        return {a.key: a for a in self.current}
+        topics = map(attrgetter("topic"), self.current)
+        keys = zip(topics, map(attrgetter("partition"), self.current), strict=True)
+        return dict(zip(keys, self.current, strict=True))
 
 
 def lower_bound(req: Request) -> dict[str, int]:
