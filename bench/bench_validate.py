@@ -15,7 +15,8 @@ FILES = 3_000
 BROKEN_EVERY = 10  # one file in ten carries a typical mistake
 SEED = 20_260_101
 VALIDATE_GOAL_S = 3.0
-HELP_GOAL_S = 0.3
+HELP_GOAL_S = 0.2  # issue 17
+ONE_FILE_GOAL_S = 0.25  # issue 17
 
 BROKERS = {"us-west": 6, "us-east": 6, "eu-central": 3}
 PROMOTION = ["under-min-isr", "under-replicated", "leader-is-observer"]
@@ -213,7 +214,8 @@ def run() -> list[dict[str, Any]]:
             "validate 1 file, wall (median of 7)",
             one.median,
             "s",
-            detail=f"best {one.best:.3f} s; start-up cost per call",
+            ONE_FILE_GOAL_S,
+            f"best {one.best:.3f} s; start-up cost per call",
         ),
         result(
             "mrc-plan --help, wall (median of 7)",
