@@ -24,14 +24,13 @@ import math
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from bench_score import compare, run_sampled
-from harness import ROOT, clean_env, cli, result
+from harness import ROOT, cli, result, synth_snapshot
 from plan_mix import make_plan_mix
 
 SIZES = (1_000_000, 5_000_000, 10_000_000)
@@ -104,14 +103,7 @@ def differences(spark: dict[str, Any], duck: dict[str, Any]) -> list[str]:
 def measure(partitions: int, tmp: Path) -> list[dict[str, Any]]:
     topics = partitions // PER_TOPIC
     synth = tmp / "synth"
-    subprocess.run(
-        [
-            cli(), "snapshot", "synth", "--brokers", str(BROKERS), "--racks", str(RACKS),
-            "--topics", str(topics), "--partitions-per-topic", str(PER_TOPIC),
-            "--violations", "0.01", "--seed", "1", "--out", str(synth),
-        ],
-        check=True, env=clean_env(), stdout=subprocess.DEVNULL,
-    )  # fmt: skip
+    synth_snapshot(synth, BROKERS, RACKS, topics, PER_TOPIC)
     snap, plan = tmp / "snap", tmp / "plan.json"
     altered = altered_copy(synth, snap)
     kinds = make_plan_mix(snap, plan, PLAN_PARTITIONS)

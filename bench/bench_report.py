@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_score import make_plan, run_sampled
-from harness import ROOT, clean_env, cli, result
+from harness import ROOT, clean_env, cli, result, synth_snapshot, write_inventory
 
 BROKERS, RACKS, TOPICS, PER_TOPIC = 1_000, 10, 1_000, 1_000
 DRAINED = ",".join(str(b) for b in range(1, 11))  # ten brokers (synth: all of rack-01)
@@ -57,14 +57,7 @@ def run() -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="mrc-bench-report-") as tmp:
         t = Path(tmp)
         snap, plan, batches = t / "snap", t / "plan.json", t / "batches"
-        subprocess.run(
-            [
-                cli(), "snapshot", "synth", "--brokers", str(BROKERS), "--racks", str(RACKS),
-                "--topics", str(TOPICS), "--partitions-per-topic", str(PER_TOPIC),
-                "--violations", "0.01", "--seed", "1", "--out", str(snap),
-            ],
-            check=True, env=clean_env(), stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        synth_snapshot(snap, BROKERS, RACKS, TOPICS, PER_TOPIC)
         moved = make_plan(snap, plan)
         subprocess.run(
             [
@@ -172,7 +165,7 @@ def _simulate_page(snap: Path, t: Path) -> list[dict[str, Any]]:
     from placement.simulate.failure import SimulateReport
 
     inventory, unclean, status = t / "inv.json", t / "unclean.json", t / "status.json"
-    _write_inventory(snap, inventory)
+    write_inventory(snap, inventory)
     base = [cli(), "simulate", "--current", str(snap), "--inventory", str(inventory),
             "--fail-rack", "rack-01", "--exit-zero"]  # fmt: skip
     subprocess.run(
@@ -214,14 +207,6 @@ def _simulate_page(snap: Path, t: Path) -> list[dict[str, Any]]:
         ),
         result("simulate --replica-status --report, wall", seconds, "s", None, "in process"),
     ]
-
-
-def _write_inventory(snap: Path, path: Path) -> None:
-    import pyarrow.parquet as pq
-
-    brokers = pq.read_table(snap / "brokers.parquet").to_pylist()
-    doc = {"brokers": [{"id": b["broker_id"], "rack": b["rack"]} for b in brokers]}
-    path.write_text(json.dumps(doc))
 
 
 def _write_replica_status(snap: Path, unclean: Path, path: Path) -> int:

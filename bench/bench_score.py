@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness import ROOT, clean_env, cli, result
+from harness import ROOT, clean_env, cli, result, synth_snapshot
 
 BROKERS, RACKS, TOPICS, PER_TOPIC = 300, 3, 5_000, 1_000
 EVERY = 10  # every 10th partition is in the plan: 500,000
@@ -152,14 +152,7 @@ def run() -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="mrc-bench-score-") as tmp:
         t = Path(tmp)
         snap, plan = t / "snap", t / "plan.json"
-        subprocess.run(
-            [
-                cli(), "snapshot", "synth", "--brokers", str(BROKERS), "--racks", str(RACKS),
-                "--topics", str(TOPICS), "--partitions-per-topic", str(PER_TOPIC),
-                "--violations", "0.01", "--seed", "1", "--out", str(snap),
-            ],
-            check=True, env=clean_env(), stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        synth_snapshot(snap, BROKERS, RACKS, TOPICS, PER_TOPIC)
         moved = make_plan(snap, plan)
         spark_s, spark_kib = run_sampled(
             [

@@ -10,40 +10,24 @@ else the benchmark fails.
 from __future__ import annotations
 
 import json
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from bench_score import BROKERS, PER_TOPIC, RACKS, TOPICS, make_plan, run_sampled
-from harness import clean_env, cli, result
+from harness import cli, result, synth_snapshot, write_inventory
 
 MEMORY_GOAL_MIB = 4 * 1024
 RACK = "rack-01"
-
-
-def _inventory(snapshot: Path, out: Path) -> None:
-    import pyarrow.parquet as pq
-
-    rows = pq.read_table(snapshot / "brokers.parquet").to_pylist()
-    brokers = [{"id": r["broker_id"], "rack": r["rack"]} for r in rows]
-    out.write_text(json.dumps({"brokers": brokers}))
 
 
 def run() -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="mrc-bench-simulate-") as tmp:
         t = Path(tmp)
         snap, plan, inv = t / "snap", t / "plan.json", t / "inventory.json"
-        subprocess.run(
-            [
-                cli(), "snapshot", "synth", "--brokers", str(BROKERS), "--racks", str(RACKS),
-                "--topics", str(TOPICS), "--partitions-per-topic", str(PER_TOPIC),
-                "--violations", "0.01", "--seed", "1", "--out", str(snap),
-            ],
-            check=True, env=clean_env(), stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        synth_snapshot(snap, BROKERS, RACKS, TOPICS, PER_TOPIC)
         moved = make_plan(snap, plan)
-        _inventory(snap, inv)
+        write_inventory(snap, inv)
         common = ["--plan", str(plan), "--fail-rack", RACK, "--default-min-isr", "2"]
         common += ["--format", "json", "--exit-zero"]
         spark_s, spark_kib = run_sampled(

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from harness import ROOT, clean_env, cli, result
+from harness import ROOT, clean_env, result, synth_snapshot
 from plan_mix import make_plan_mix
 
 BROKERS, RACKS, TOPICS, PER_TOPIC = 300, 4, 5_000, 1_000
@@ -67,14 +67,7 @@ def run() -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="mrc-bench-spark-start-") as tmp:
         t = Path(tmp)
         snap, plan = t / "snap", t / "plan.json"
-        subprocess.run(
-            [
-                cli(), "snapshot", "synth", "--brokers", str(BROKERS), "--racks", str(RACKS),
-                "--topics", str(TOPICS), "--partitions-per-topic", str(PER_TOPIC),
-                "--violations", "0.01", "--seed", "1", "--out", str(snap),
-            ],
-            check=True, env=clean_env(), stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        synth_snapshot(snap, BROKERS, RACKS, TOPICS, PER_TOPIC)
         make_plan_mix(snap, plan, PLAN)
         runs = []
         for _ in range(RUNS):

@@ -108,3 +108,27 @@ def result(
     name: str, value: float, unit: str, goal: float | None = None, detail: str = ""
 ) -> dict[str, Any]:
     return {"name": name, "value": value, "unit": unit, "goal": goal, "detail": detail}
+
+
+def synth_snapshot(out: Path, brokers: int, racks: int, topics: int, per_topic: int) -> None:
+    """`mrc-plan snapshot synth` into ``out``: 1 % of partitions breaking their policy,
+    seed 1 (the benchmarks' common cluster)."""
+    subprocess.run(
+        [
+            cli(), "snapshot", "synth", "--brokers", str(brokers), "--racks", str(racks),
+            "--topics", str(topics), "--partitions-per-topic", str(per_topic),
+            "--violations", "0.01", "--seed", "1", "--out", str(out),
+        ],
+        check=True, env=clean_env(), stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def write_inventory(snapshot: Path, out: Path) -> None:
+    """The inventory of a snapshot's brokers table (id and rack), as JSON at ``out``."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(snapshot / "brokers.parquet").to_pylist()
+    brokers = [{"id": r["broker_id"], "rack": r["rack"]} for r in rows]
+    out.write_text(json.dumps({"brokers": brokers}))
