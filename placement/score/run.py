@@ -318,14 +318,12 @@ def snapshot_dir(snapshot: str | Path) -> Path:
 
 @dataclass(frozen=True)
 class Stage:
-    """A Spark stage ready to run: the session, the `Context`, the partitions, and the
-    topics' policies as read on the driver."""
+    """A Spark stage ready to run: the session, the `Context` and the partitions."""
 
     spark: Any
     ctx: Context
     partitions: DataFrame
     unsized: int  # partitions without a size
-    parsed: Parsed
 
 
 @dataclass(frozen=True)
@@ -393,7 +391,7 @@ def staged(
     give_back_memory()  # what the checks of millions of partitions held
     ctx = prepare(spark, brokers, parsed, default_min_isr)
     parts = read_partitions(spark, root, verified=True)
-    return inputs, Stage(spark, ctx, parts, unsized, parsed)
+    return inputs, Stage(spark, ctx, parts, unsized)
 
 
 def run_score(

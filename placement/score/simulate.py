@@ -146,7 +146,7 @@ def run_simulate(
         with_failure(failure.brokers, stage.ctx.racks, failure.rack, assume_in_sync)
     )
     progress("applying the failure to every partition")
-    tally = Tally({t: policy_label(p) for t, p, _ in stage.parsed})
+    tally = Tally({t: policy_label(p) for t, p, _ in inputs.parsed})
 
     at_risk: list[DataAtRisk] = []  # the estimates, once the stream has run
 
