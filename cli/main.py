@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from placement.model.diagnostic import ValidationReport
 
 app = typer.Typer(
+    rich_markup_mode=None,
     name="mrc-plan",
     help="Validate, plan and score replica placement for Confluent Multi-Region Clusters.",
     epilog="Exit codes: 0 success, 1 findings or infeasible request, 2 usage error or "

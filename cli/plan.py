@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 
 INT64_MAX = 2**63 - 1  # as placement.model.kafka, without importing it for --help
 
-app = typer.Typer(help="Inspect plans written by `assign`.", no_args_is_help=True)
+app = typer.Typer(
+    rich_markup_mode=None, help="Inspect plans written by `assign`.", no_args_is_help=True
+)
 
 
 def _size(n: int | None) -> str:

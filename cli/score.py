@@ -223,6 +223,7 @@ def render(report: Any, bars: int = 20) -> None:
 
 
 cluster_app = typer.Typer(
+    rich_markup_mode=None,
     help="A real Spark standalone cluster (master + one worker) on 127.0.0.1, to try "
     "`score --master` without installing Spark.",
     no_args_is_help=True,

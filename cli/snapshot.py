@@ -23,7 +23,9 @@ SizesOption = typer.Option(
 )
 
 app = typer.Typer(
-    help="Build, generate and inspect cluster snapshots (Parquet).", no_args_is_help=True
+    rich_markup_mode=None,
+    help="Build, generate and inspect cluster snapshots (Parquet).",
+    no_args_is_help=True,
 )
 
 
