@@ -12,17 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from placement.io.describe import SNIFF_BYTES, looks_like_describe, read_describe
 from placement.io.reassignment import read_reassignment
-from placement.io.snapshot import (
-    cluster_policy,
-    read_snapshot,
-    snapshot_assignments,
-    snapshot_policies,
-)
 from placement.model.assignment import Key, PartitionAssignment
-from placement.model.policy import PlacementPolicy
+
+if TYPE_CHECKING:  # pydantic and pyarrow load only to read what needs them (a snapshot,
+    # a describe's placements): reading reassignment JSON goes without
+    from placement.model.policy import PlacementPolicy
 
 # a partition's recorded ISR; None: none recorded (the input has no ISR, or a null one)
 Isr = tuple[int, ...] | None
@@ -50,6 +48,8 @@ def read_current(path: str | Path) -> CurrentState:
     """Reassignment JSON, `kafka-topics --describe` text, or a snapshot directory."""
     p = Path(path)
     if p.is_dir():
+        from placement.io.snapshot import read_snapshot, snapshot_assignments, snapshot_policies
+
         snap = read_snapshot(p)
         assignments, sizes = snapshot_assignments(snap)
         min_isr = {
@@ -75,6 +75,8 @@ def read_current(path: str | Path) -> CurrentState:
     else:
         head = b""
     if looks_like_describe(head):
+        from placement.io.snapshot import cluster_policy
+
         described = read_describe(p)
         policies = {}
         for name, topic in described.topics.items():
