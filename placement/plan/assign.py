@@ -9,6 +9,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import attrgetter
 from typing import Literal
 
 from placement.errors import UsageError
@@ -124,6 +125,10 @@ class AssignOutcome:
         )
 
 
+_TOPIC = attrgetter("topic")
+_REPLICAS = attrgetter("replicas")
+
+
 def _ids(inventory_ids: set[int], ids: Sequence[int], flag: str) -> frozenset[int]:
     unknown = sorted(set(ids) - inventory_ids)
     if unknown:
@@ -168,11 +173,13 @@ def assign(
         **{t.name: t.policy for t in topics},
     }
     assignments = current.assignments if current else []
-    present = {a.topic for a in assignments}
+    present = set(map(_TOPIC, assignments))  # columns at C speed: up to millions
     unmanaged = sorted(present - set(policies))
     missing = sorted({t.name for t in topics} - present) if current is not None else []
     fresh = {t.name: t.partitions for t in topics} if current is None else {}
-    managed = [a for a in assignments if a.topic in policies]
+    managed = (
+        list(assignments) if not unmanaged else [a for a in assignments if a.topic in policies]
+    )
     in_use = {t: policies[t] for t in present | set(fresh) if t in policies}
     check_feasible(inv, in_use, drained=drained, excluded=excluded, current=managed)
     sizes = current.sizes if current else {}
@@ -190,7 +197,7 @@ def assign(
     figures = balance_goals(inv, in_use, before, plan, drained, drained | excluded, caps, sizes)
     added, removed, moved = movement(plan, before, sizes)
     racks = inv.rack_of
-    used = set(chain.from_iterable(a.replicas for a in assignments))
+    used = set(chain.from_iterable(map(_REPLICAS, assignments)))
     return AssignOutcome(
         plan=plan,
         rollback=[before[a.key] for a in plan if a.key in before],

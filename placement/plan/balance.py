@@ -148,12 +148,15 @@ class Tally:
         parts = [a for a in state if a.replicas]
         reps = list(map(_REPLICAS, parts))
         topics = list(map(_TOPIC, parts))
-        return cls(
-            Counter(chain.from_iterable(reps)),
-            Counter(map(itemgetter(0), reps)),
-            per_topic(topics, reps),
-            {lead_of[t] for t in set(topics) if t in lead_of},
-        )
+        names = list(dict.fromkeys(topics))
+        counted = _counted(names, topics, reps)
+        if counted is None:
+            counted = (
+                Counter(chain.from_iterable(reps)),
+                Counter(map(itemgetter(0), reps)),
+                per_topic(topics, reps),
+            )
+        return cls(*counted, {lead_of[t] for t in names if t in lead_of})
 
     def copy(self) -> Tally:
         return Tally(
@@ -170,6 +173,47 @@ class Tally:
         for b in a.replicas:
             self.load[b] += sign
             self.per_topic[(a.topic, b)] += sign
+
+
+# the most (topic, broker) cells `_counted` counts in one array (8 bytes each)
+_CELLS = 1 << 24
+
+
+def _counted(
+    names: list[str], topics: list[str], reps: list[tuple[int, ...]]
+) -> tuple[Counter[int], Counter[int], Counter[tuple[str, int]]] | None:
+    """Replicas and preferred leaders per broker, and replicas per (topic, broker), of
+    partitions of ``topics`` (whose distinct names are ``names``) holding ``reps`` (none
+    empty), as `Counter` and `per_topic` count them (the same counts, none of 0), by
+    counting arrays of brokers and of (topic, broker) cells; None when the cells would be
+    too many (then they are counted one by one)."""
+    sizes = np.fromiter(map(len, reps), np.int64, len(reps))
+    flat = np.fromiter(chain.from_iterable(reps), np.int64, int(sizes.sum()))
+    if not flat.size or flat.min() < 0 or flat.max() >= _CELLS:
+        return None
+    # each broker's column: its rank among the brokers holding replicas (a table by id)
+    brokers = np.flatnonzero(np.bincount(flat))
+    width = brokers.size
+    if len(names) * width > _CELLS:
+        return None
+    rank = np.zeros(int(brokers[-1]) + 1, np.int64)
+    rank[brokers] = np.arange(width)
+    column = rank[flat]
+    number = {name: i for i, name in enumerate(names)}
+    row = np.fromiter(map(number.__getitem__, topics), np.int64, len(topics))
+    cells = np.bincount(np.repeat(row, sizes) * width + column, minlength=len(names) * width)
+    held = np.flatnonzero(cells)
+    ids = brokers.tolist()
+    load = Counter(dict(zip(ids, np.bincount(column, minlength=width).tolist(), strict=True)))
+    firsts = np.bincount(column[np.cumsum(sizes) - sizes], minlength=width)
+    led = np.flatnonzero(firsts)
+    leaders = Counter(dict(zip(brokers[led].tolist(), firsts[led].tolist(), strict=True)))
+    keys = zip(
+        map(names.__getitem__, (held // width).tolist()),
+        map(ids.__getitem__, (held % width).tolist()),
+        strict=True,
+    )
+    return load, leaders, Counter(dict(zip(keys, cells[held].tolist(), strict=True)))
 
 
 class _Racks:
