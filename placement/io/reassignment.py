@@ -235,10 +235,8 @@ class _Batches:
         lengths = _replica_lengths(replicas, observers)
         if lengths is None:
             return None
-        if set(map(type, dirs)) - _LIST or set(map(type, chain.from_iterable(dirs))) - _STR:
-            return None
         dir_lengths = lengths if has_dirs is None else list(compress(lengths, has_dirs))
-        if list(map(len, dirs)) != dir_lengths:
+        if not _dirs_ok(dirs, dir_lengths):
             return None
         if not _keys_once(text, members + keys, dirs):
             return None
@@ -368,6 +366,24 @@ def _replica_lengths(replicas: list[Any], observers: list[Any]) -> list[int] | N
     ends = np.cumsum(size)
     at = np.repeat(ends - k, k) + np.arange(tail.size) - np.repeat(np.cumsum(k) - k, k)
     return lengths if np.array_equal(brokers[at], tail) else None
+
+
+# "log_dirs" as `render_reassignment` writes them: "any" for each replica
+_ANY_DIRS = [["any"] * n for n in range(64)]
+
+
+def _dirs_ok(dirs: list[Any], lengths: list[int]) -> bool:
+    """Whether each of ``dirs`` is an array of strings, as long as its ``lengths``. All
+    "any" (as `assign` writes them) is told by comparing the lists at once (only a
+    string is equal to "any")."""
+    try:
+        if list(map(_ANY_DIRS.__getitem__, lengths)) == dirs:
+            return True
+    except IndexError:  # 64 replicas or more
+        pass
+    if set(map(type, dirs)) - _LIST or set(map(type, chain.from_iterable(dirs))) - _STR:
+        return False
+    return list(map(len, dirs)) == lengths
 
 
 def _keys_once(body: str, members: int, dirs: list[list[str]]) -> bool:

@@ -165,3 +165,14 @@ def test_runs_read_and_refuse_what_the_whole_document_does(doc: Any, size: int) 
 def test_the_column_check_reads_orjson_as_the_standard_library(doc: Any) -> None:
     body = json.dumps(doc)
     assert _columns(orjson.loads(body), body) == _columns(json.loads(body), body)
+
+
+def test_log_dirs_all_any_or_else_each_a_string() -> None:
+    from placement.io.reassignment import _dirs_ok
+
+    assert _dirs_ok([["any"] * 3, ["any"]], [3, 1])
+    assert not _dirs_ok([["any"] * 3, ["any"]], [3, 2])
+    assert _dirs_ok([["any", "/d:1"], ["x"] * 70], [2, 70])
+    assert not _dirs_ok([["any", 1], ["any"]], [2, 1])
+    assert not _dirs_ok([["any"] * 70], [69])
+    assert not _dirs_ok(["any"], [1])
