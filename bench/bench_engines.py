@@ -8,7 +8,8 @@ altogether, so the scorers' rules for those cases are compared too. `plan_mix.py
 alternately, each as its own process with its start-up included:
 
 - `mrc-plan score --master local[2] --default-min-isr 3` (Spark), with the peak memory of
-  its whole process tree (Python driver + JVM), sampled from /proc;
+  its whole process tree (Python driver + JVM) and the CPU time of its JIT compiler
+  threads and of its Spark tasks, sampled from /proc;
 - `.venv-duckdb/bin/python bench/duckdb_ref.py --threads 2` (DuckDB, `make bench`
   installs it in a venv of its own).
 
@@ -29,7 +30,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench_score import compare, run_sampled
+from bench_score import compare, run_sampled, run_traced
 from harness import ROOT, cli, result, synth_snapshot
 from plan_mix import make_plan_mix
 
@@ -118,13 +119,16 @@ def measure(partitions: int, tmp: Path) -> list[dict[str, Any]]:
         "--out", str(tmp / "duckdb.json"),
     ]  # fmt: skip
     spark_s, duck_s, spark_kib, duck_kib = [], [], [], []
+    cpu: dict[str, list[float]] = {"jit": [], "tasks": [], "other": []}
     figures = 0
     for _ in range(REPEATS.get(partitions, 1)):
         for path in (tmp / "spark.json", tmp / "duckdb.json"):
             path.unlink(missing_ok=True)
-        seconds, kib = run_sampled(spark_cmd)
+        seconds, kib, threads = run_traced(spark_cmd)
         spark_s.append(seconds)
         spark_kib.append(kib)
+        for group, used in threads.items():
+            cpu[group].append(used)
         seconds, kib = run_sampled(duck_cmd)
         duck_s.append(seconds)
         duck_kib.append(kib)
@@ -175,6 +179,14 @@ def measure(partitions: int, tmp: Path) -> list[dict[str, Any]]:
             "figures",
             None,
             f"every figure of the report agrees (floats to 1e-9), in all {runs} run(s)",
+        ),
+        result(
+            f"{label}: Spark CPU, JIT compiler threads",
+            statistics.median(cpu["jit"]),
+            "s",
+            None,
+            f"median of {runs}; Spark tasks {statistics.median(cpu['tasks']):.1f} s, the rest "
+            f"(driver, JVM start, GC, shuffle) {statistics.median(cpu['other']):.1f} s of CPU",
         ),
         result(
             f"{label}: Spark peak RSS, driver + JVM",

@@ -75,8 +75,8 @@ def make_plan(snapshot: Path, out: Path, seed: int = 7, every: int = EVERY) -> i
     return len(plan)
 
 
-def tree_rss_kib(root: int) -> int:
-    """Resident memory of ``root`` and every descendant, from /proc."""
+def _tree(root: int) -> tuple[list[int], dict[int, int]]:
+    """``root`` and every descendant, and each one's resident memory (KiB), from /proc."""
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -90,26 +90,61 @@ def tree_rss_kib(root: int) -> int:
         pid, ppid = int(entry), int(fields[1])
         children.setdefault(ppid, []).append(pid)
         rss[pid] = int(fields[21]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
-    total, todo = 0, [root]
+    tree, todo = [], [root]
     while todo:
         pid = todo.pop()
-        total += rss.get(pid, 0)
+        tree.append(pid)
         todo += children.get(pid, [])
-    return total
+    return tree, rss
 
 
-def run_sampled(cmd: list[str]) -> tuple[float, int]:
-    """Wall seconds and the peak process-tree RSS (KiB, sampled every 0.2 s)."""
+def tree_rss_kib(root: int) -> int:
+    """Resident memory of ``root`` and every descendant, from /proc."""
+    tree, rss = _tree(root)
+    return sum(rss.get(pid, 0) for pid in tree)
+
+
+# a JVM thread's name (as /proc shows it, cut to 15 characters) -> what it does
+THREAD_GROUPS = {"C1 CompilerThre": "jit", "C2 CompilerThre": "jit", "Executor task l": "tasks"}
+
+
+def _thread_cpu(pids: list[int], seen: dict[tuple[int, int], tuple[str, float]]) -> None:
+    """Record the CPU seconds so far of every thread of ``pids`` in ``seen``, by group."""
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat") as fh:
+                    text = fh.read()
+            except OSError:
+                continue
+            name = text[text.index("(") + 1 : text.rindex(")")]
+            fields = text.rsplit(")", 1)[1].split()
+            group = THREAD_GROUPS.get(name, "other")
+            seen[(pid, int(tid))] = (group, (int(fields[11]) + int(fields[12])) / tick)
+
+
+def run_traced(cmd: list[str]) -> tuple[float, int, dict[str, float]]:
+    """Wall seconds, the peak process-tree RSS (KiB) and the CPU seconds of the tree's
+    threads by `THREAD_GROUPS` group (JIT compiler, Spark tasks, other), sampled every
+    0.2 s: the last 0.2 s of a thread are missed."""
     with tempfile.TemporaryFile() as out:
         started = time.perf_counter()
         proc = subprocess.Popen(
             cmd, env=clean_env(), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
         )
         peak = [0]
+        seen: dict[tuple[int, int], tuple[str, float]] = {}
 
         def sample() -> None:
             while proc.poll() is None:
-                peak[0] = max(peak[0], tree_rss_kib(proc.pid))
+                tree, rss = _tree(proc.pid)
+                peak[0] = max(peak[0], sum(rss.get(pid, 0) for pid in tree))
+                _thread_cpu(tree, seen)
                 time.sleep(0.2)
 
         watcher = threading.Thread(target=sample, daemon=True)
@@ -120,7 +155,16 @@ def run_sampled(cmd: list[str]) -> tuple[float, int]:
         if code != 0:
             out.seek(0)
             raise RuntimeError(f"{' '.join(cmd)} exited {code}:\n{out.read().decode()[-3000:]}")
-    return seconds, peak[0]
+    cpu: dict[str, float] = {"jit": 0.0, "tasks": 0.0, "other": 0.0}
+    for group, seconds_used in seen.values():
+        cpu[group] += seconds_used
+    return seconds, peak[0], cpu
+
+
+def run_sampled(cmd: list[str]) -> tuple[float, int]:
+    """Wall seconds and the peak process-tree RSS (KiB, sampled every 0.2 s)."""
+    seconds, peak, _ = run_traced(cmd)
+    return seconds, peak
 
 
 def compare(a: Any, b: Any, where: str = "") -> list[str]:
