@@ -104,8 +104,8 @@ def tree_rss_kib(root: int) -> int:
     return sum(rss.get(pid, 0) for pid in tree)
 
 
-# a JVM thread's name (as /proc shows it, cut to 15 characters) -> what it does
-THREAD_GROUPS = {"C1 CompilerThre": "jit", "C2 CompilerThre": "jit", "Executor task l": "tasks"}
+# the start of a JVM thread's name (as /proc shows it, cut to 15 characters) -> what it does
+THREAD_GROUPS = {"C1 CompilerThre": "jit", "C2 CompilerThre": "jit", "Executor task": "tasks"}
 
 
 def _thread_cpu(pids: list[int], seen: dict[tuple[int, int], tuple[str, float]]) -> None:
@@ -124,7 +124,7 @@ def _thread_cpu(pids: list[int], seen: dict[tuple[int, int], tuple[str, float]])
                 continue
             name = text[text.index("(") + 1 : text.rindex(")")]
             fields = text.rsplit(")", 1)[1].split()
-            group = THREAD_GROUPS.get(name, "other")
+            group = next((g for p, g in THREAD_GROUPS.items() if name.startswith(p)), "other")
             seen[(pid, int(tid))] = (group, (int(fields[11]) + int(fields[12])) / tick)
 
 
