@@ -98,12 +98,6 @@ def _tree(root: int) -> tuple[list[int], dict[int, int]]:
     return tree, rss
 
 
-def tree_rss_kib(root: int) -> int:
-    """Resident memory of ``root`` and every descendant, from /proc."""
-    tree, rss = _tree(root)
-    return sum(rss.get(pid, 0) for pid in tree)
-
-
 # the start of a JVM thread's name (as /proc shows it, cut to 15 characters) -> what it does
 THREAD_GROUPS = {"C1 CompilerThre": "jit", "C2 CompilerThre": "jit", "Executor task": "tasks"}
 
