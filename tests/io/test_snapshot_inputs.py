@@ -93,9 +93,15 @@ def test_column_name_that_is_not_utf8_is_refused(
     assert "Traceback" not in result.stderr
 
 
+_FEW_THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"}
+
+# 6 GiB of address space: below the 8 or 16 GiB of an array indexed by broker id, above the
+# 1.5 GiB that numpy, OpenBLAS and pyarrow reserve on import (threads capped in the child's
+# environment: each thread's stack and malloc arena is address space, and a machine with
+# many cores starts many of them)
 _LIMITED_SUMMARY = """
 import resource, sys
-resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
 from placement.snapshot.facts import summarize
 from placement.io.snapshot import read_snapshot
 s = summarize(read_snapshot(sys.argv[1]))
@@ -124,9 +130,10 @@ def test_broker_id_at_the_int32_limit_is_summarized_without_a_huge_array(tmp_pat
         ),
     )
     write_snapshot(tmp_path / "s", snap)
-    # first within 2 GiB of address space, in a child: the old code took 16 GiB here
+    # first with a bounded address space, in a child: the old code took 16 GiB here
     limited = subprocess.run(
         [sys.executable, "-c", _LIMITED_SUMMARY, str(tmp_path / "s")],
+        env={**os.environ, **_FEW_THREADS},
         capture_output=True,
         text=True,
         check=False,
