@@ -39,18 +39,24 @@ except KeyboardInterrupt:
 if TYPE_CHECKING:
     from placement.model.diagnostic import ValidationReport
 
-app = typer.Typer(
-    rich_markup_mode=None,
-    name="mrc-plan",
-    help="Validate, plan and score replica placement for Confluent Multi-Region Clusters.",
-    epilog="Exit codes: 0 success, 1 findings or infeasible request, 2 usage error or "
-    "unreadable input, 3 no solution within the time limit, 101 internal error (a bug), "
-    "130 interrupted (Ctrl-C), 143 terminated (SIGTERM). MRC_PLAN_DEBUG=1 shows tracebacks.",
-    no_args_is_help=True,
-    add_completion=True,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+
+def _typer() -> typer.Typer:
+    """The `mrc-plan` group, before its commands are added."""
+    return typer.Typer(
+        rich_markup_mode=None,
+        name="mrc-plan",
+        help="Validate, plan and score replica placement for Confluent Multi-Region Clusters.",
+        epilog="Exit codes: 0 success, 1 findings or infeasible request, 2 usage error or "
+        "unreadable input, 3 no solution within the time limit, 101 internal error (a bug), "
+        "130 interrupted (Ctrl-C), 143 terminated (SIGTERM). MRC_PLAN_DEBUG=1 shows tracebacks.",
+        no_args_is_help=True,
+        add_completion=True,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+
+app = _typer()
 
 
 app.add_typer(snapshot.app, name="snapshot")
@@ -158,17 +164,19 @@ def validate(
 
     Exits 1 when any file has an error (or a warning with --strict), 0 otherwise.
     """
-    from placement import __version__
     from placement.diagnostics.escape import escape
     from placement.io.inventory import load_inventory
-    from placement.io.outputs import Outputs
     from placement.model.diagnostic import build_report
     from placement.rules.validate import ValidateOptions, parse_ibp, validate_paths
 
-    from .outputs import report as report_outputs
+    output_file = outputs = None
+    if output is not None:  # the checks of output paths (and their module) only when writing
+        from placement.io.outputs import Outputs
 
-    outputs = Outputs.of([*(("PATHS", p) for p in paths), ("--inventory", inventory)])
-    output_file = outputs.add("--output", output) if output is not None else None
+        outputs = Outputs.of([*(("PATHS", p) for p in paths), ("--inventory", inventory)])
+        output_file = outputs.add("--output", output)
+    if fmt.value == "auto":
+        fmt = Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     options = ValidateOptions(
         inventory=load_inventory(inventory) if inventory is not None else None,
         min_insync_replicas=min_insync_replicas,
@@ -176,11 +184,13 @@ def validate(
     )
     notes: list[str] = []
     findings = validate_paths(paths, options, notes=notes)
-    report = build_report(findings, strict=strict, tool_version=__version__)
+    report = build_report(findings, strict=strict, tool_version=_tool_version(fmt))
     rendered = _render_report(report, fmt, color=_color() and output is None)
     for note in notes:  # on stderr: not findings, so no report format carries them
         sys.stderr.write(f"note: {escape(note)}\n")
-    if output_file is not None:
+    if outputs is not None and output_file is not None:
+        from .outputs import report as report_outputs
+
         with outputs:
             output_file.write(rendered)
             report_outputs(outputs, outputs.commit())
@@ -189,14 +199,21 @@ def validate(
     raise typer.Exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
 
 
+def _tool_version(fmt: Format) -> str:
+    """The version the report carries: the text report does not show it, and reading it
+    (importlib.metadata) costs ~20 ms of a command run once per file by hooks (issue 17)."""
+    if fmt.value == "text":
+        return ""
+    from placement import __version__
+
+    return __version__
+
+
 def _render_report(report: ValidationReport, fmt: Format, *, color: bool) -> str:
-    """The report in ``fmt``: a reporter of the library, or text (rich) from here."""
+    """The report in ``fmt`` (not auto): a reporter of the library, or text from here."""
     from placement.diagnostics.reporters import Reporter
 
     from .render import render_text
-
-    if fmt.value == "auto":
-        fmt = Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
 
     def text(r: ValidationReport) -> str:
         return render_text(r, color=color)
@@ -390,6 +407,20 @@ def _flush_stdout() -> int | None:
         os.close(devnull)
 
 
+def _app_for(args: list[str]) -> typer.Typer:
+    """The app to run for ``args``: for `validate`, a group holding only it. Click builds
+    every command's parameters before it runs one (~25 ms for the fourteen here), and
+    `validate` is run once per file by editors and hooks (issue 17). What the group does
+    before it hands over to the command (no options of its own were given) is the same;
+    shell completion walks the whole tree, so it gets the whole app."""
+    if not args or args[0] != "validate" or "_MRC_PLAN_COMPLETE" in os.environ:
+        return app
+    only = _typer()
+    only.callback()(main)
+    only.command("validate")(validate)
+    return only
+
+
 def run() -> None:
     """Console-script entry point. SIGINT and SIGTERM end every command the same way
     (cli/errors.py interrupted: Spark stopped, one line, exit 130 or 143), wherever they
@@ -399,7 +430,7 @@ def run() -> None:
     _guard_std_streams()
     code: int | str | None = 0
     try:
-        app()
+        _app_for(sys.argv[1:])()
     except KeyboardInterrupt as exc:
         code = interrupted(signal_of(exc), again=False)
     except SystemExit as exc:

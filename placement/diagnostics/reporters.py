@@ -13,17 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import PurePath
 from typing import TYPE_CHECKING
-from urllib.parse import quote
-from xml.etree import ElementTree as ET
 
 from placement.diagnostics.escape import escape
-from placement.diagnostics.jsonout import report_json
 
 if TYPE_CHECKING:
     from placement.model.diagnostic import Diagnostic, ValidationReport
 
-# what each reporter needs (the rules' texts, the records) is imported when it runs:
-# the CLI builds its --format choices from this module's REPORTERS on every start
+# what each reporter needs (the rules' texts, the records, json, XML) is imported when it
+# runs: the CLI builds its --format choices from this module's REPORTERS on every start
 Reporter = Callable[["ValidationReport"], str]
 INFO_URI = "https://github.com/mrc-plan/mrc-plan"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -31,6 +28,8 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 def render_json(report: ValidationReport) -> str:
     """The report as data: names exactly as found, but for bytes that are not UTF-8."""
+    from placement.diagnostics.jsonout import report_json
+
     return report_json(report.model_dump(mode="json"))
 
 
@@ -75,11 +74,14 @@ def render_github(report: ValidationReport) -> str:
 
 def _uri(path: str) -> str:
     """A relative (or absolute-path) URI reference: the path's bytes, percent-encoded."""
+    from urllib.parse import quote
+
     raw = PurePath(path).as_posix().encode("utf-8", "surrogateescape")
     return quote(raw, safe="/")
 
 
 def render_sarif(report: ValidationReport) -> str:
+    from placement.diagnostics.jsonout import report_json
     from placement.model.diagnostic import Severity
     from placement.rules.registry import ALL_RULES
 
@@ -138,6 +140,8 @@ def render_sarif(report: ValidationReport) -> str:
 
 
 def render_junit(report: ValidationReport) -> str:
+    from xml.etree import ElementTree as ET
+
     from placement.model.diagnostic import Severity
 
     """JUnit XML: one testcase per file, a failure per invalid file."""
