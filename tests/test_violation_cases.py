@@ -28,16 +28,19 @@ def test_numpy_violation_mask(case: Case) -> None:
 @pytest.mark.spark
 @BY_ID
 def test_spark_violation_column(spark: Any, case: Case) -> None:
-    from placement.score.metrics import violation, with_codes, with_policy
+    from placement.score.metrics import violation, with_histograms, with_policy
     from placement.score.run import parsed_policies, prepare
 
     snap = case_snapshot(case)
-    ctx = prepare(spark, snap.brokers, parsed_policies(Path("cases"), snap.topics), 1)
+    lists = [snap.partitions.column(c).to_pylist() for c in ("replicas", "observers")]
+    longest = max(len(x or ()) for column in lists for x in column)
+    parsed = parsed_policies(Path("cases"), snap.topics)
+    ctx = prepare(spark, snap.brokers, parsed, 1, longest=longest)
     rows = (
         spark.createDataFrame(snap.partitions)
         .transform(with_policy(ctx.policies, 1))
-        .transform(with_codes(ctx.racks))
-        .select(violation().alias("violates"))
+        .transform(with_histograms(ctx.racks, ctx.packing))
+        .select(violation(ctx.packing).alias("violates"))
         .collect()
     )
     # null for a topic without a policy (`with_state_counts` counts it as 0)

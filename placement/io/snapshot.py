@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pyarrow as pa
 import pyarrow.json as pajson
@@ -382,18 +382,36 @@ def check_rows(
 PARTITION_BATCH_ROWS = 1_000_000
 
 
-def verify_partitions(root: str | Path) -> int:
+class PartitionFacts(NamedTuple):
+    """What `verify_partitions` learns on its way through the partitions."""
+
+    unsized: int  # partitions without a size (null ``size_bytes``)
+    longest: int  # brokers in the longest ``replicas`` or ``observers`` list
+
+
+LISTS = ("replicas", "observers")
+
+
+def _longest(table: pa.Table) -> int:
+    import pyarrow.compute as pc
+
+    most = [pc.max(pc.list_value_length(table.column(c))).as_py() for c in LISTS]
+    return max((m for m in most if m is not None), default=0)
+
+
+def verify_partitions(root: str | Path) -> PartitionFacts:
     """`check_rows` on the partitions table without loading it: each Parquet file is
     streamed in batches on the driver (for the Spark path, which otherwise reads the
-    files straight into executors). Errors name the file and the row within it. Returns
-    how many partitions have no size (null ``size_bytes``)."""
+    files straight into executors). Errors name the file and the row within it."""
     import numpy as np
     import pyarrow.compute as pc
 
     path = table_path(Path(root), "partitions")
     if path.suffix == ".jsonl":
-        return int(read_table(Path(root), "partitions").column("size_bytes").null_count)
+        table = read_table(Path(root), "partitions")
+        return PartitionFacts(int(table.column("size_bytes").null_count), _longest(table))
     unsized = 0
+    longest = 0
     codes: dict[str, int] = {}
     keys: list[np.ndarray] = []
     wanted = [f.name for f in PARTITIONS]
@@ -415,9 +433,10 @@ def verify_partitions(root: str | Path) -> int:
                 part = table.column("partition").to_numpy().astype(np.int64)
                 keys.append(local[idx] * 2**31 + part)
                 unsized += table.column("size_bytes").null_count
+                longest = max(longest, _longest(table))
                 offset += table.num_rows
     if not keys:
-        return unsized
+        return PartitionFacts(unsized, longest)
     key = np.concatenate(keys)
     key.sort()
     same = np.flatnonzero(key[1:] == key[:-1])
@@ -429,7 +448,7 @@ def verify_partitions(root: str | Path) -> int:
             f"partitions: topic {topic!r}, partition {k & (2**31 - 1)} appears more than once",
             "a snapshot holds each partition once",
         )
-    return unsized
+    return PartitionFacts(unsized, longest)
 
 
 def cluster_policy(source: str, topic: str, text: str) -> PlacementPolicy:

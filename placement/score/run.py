@@ -19,12 +19,13 @@ from placement.io.snapshot import read_table, snapshot_policies, table_path, ver
 from placement.model.policy import PlacementPolicy
 from placement.score.metrics import (
     MOVEMENT,
+    Packing,
     RackCodes,
     policy_rows,
     policy_table,
     state_count_names,
     summarise,
-    with_codes,
+    with_histograms,
     with_plans,
     with_policy,
     with_state_counts,
@@ -66,10 +67,11 @@ def parsed_policies(root: Path, topics: Any) -> Parsed:
 
 @dataclass(frozen=True)
 class Context:
-    """What every pass needs besides the partitions: rack codes, the inventory's broker
-    ids, each topic's policy as a (small, cached) DataFrame."""
+    """What every pass needs besides the partitions: rack codes, how racks are counted,
+    the inventory's broker ids, each topic's policy as a (small, cached) DataFrame."""
 
     racks: RackCodes
+    packing: Packing
     brokers: tuple[int, ...]
     policies: DataFrame
     default_min_isr: int
@@ -81,15 +83,19 @@ def broker_racks(brokers: Any) -> dict[int, str | None]:
     return dict(zip(ids, racks, strict=True))
 
 
-def prepare(spark: Any, brokers: Any, parsed: Parsed, default_min_isr: int) -> Context:
+def prepare(
+    spark: Any, brokers: Any, parsed: Parsed, default_min_isr: int, *, longest: int
+) -> Context:
     """The snapshot's small tables (the brokers, and the topics' policies as
-    `parsed_policies` read them) as a `Context`: on the driver, they are small."""
+    `parsed_policies` read them) as a `Context`: on the driver, they are small. ``longest``:
+    the most brokers any replicas or observers list to be scored holds."""
     by_id = broker_racks(brokers)
     racks = RackCodes.build(by_id, {r for _, p, _ in parsed if p for r in p.per_rack()})
+    packing = Packing.for_lists(racks, longest)
     code = {n: i for i, n in enumerate(racks.names)}
-    rows = policy_rows(parsed, default_min_isr, code)
-    policies = spark.createDataFrame(policy_table(rows))
-    return Context(racks, tuple(by_id), policies, default_min_isr)
+    rows = policy_rows(parsed, default_min_isr, code, packing)
+    policies = spark.createDataFrame(policy_table(rows, packing))
+    return Context(racks, packing, tuple(by_id), policies, default_min_isr)
 
 
 _HADOOP_GLOB = re.compile(r"([\\\[\]{}*?])")
@@ -237,8 +243,8 @@ def _totals(rows: DataFrame, ctx: Context, plans: int) -> list[Totals]:
     counts = [*state_count_names(ctx.racks), *MOVEMENT, "in_snapshot"]
     enriched = (
         rows.transform(with_policy(ctx.policies, ctx.default_min_isr))
-        .transform(with_codes(ctx.racks))
-        .transform(with_state_counts(ctx.racks))
+        .transform(with_histograms(ctx.racks, ctx.packing))
+        .transform(with_state_counts(ctx.racks, ctx.packing))
     )
     sums = [dict.fromkeys(["partitions", *counts], 0) for _ in range(plans + 1)]
     loads: list[dict[int, tuple[int, int, int]]] = [{} for _ in range(plans + 1)]
@@ -380,7 +386,7 @@ def staged(
         inputs = Inputs(root, brokers, topics, parsed, read_plans(root, plans, brokers))
         check(inputs)
         progress("checking the partitions")
-        unsized = verify_partitions(root)  # 2 s on 5M partitions
+        facts = verify_partitions(root)  # 2 s on 5M partitions
         for path in [table_path(root, "partitions"), *(Path(pf.path) for pf in inputs.plans)]:
             spark_path(path)
         progress("starting Spark")
@@ -389,9 +395,11 @@ def staged(
         starting.cancel()
         raise
     give_back_memory()  # what the checks of millions of partitions held
-    ctx = prepare(spark, brokers, parsed, default_min_isr)
+    planned = (len(e) for pf in inputs.plans for a in pf.entries for e in (a.replicas, a.observers))
+    longest = max(facts.longest, max(planned, default=0))
+    ctx = prepare(spark, brokers, parsed, default_min_isr, longest=longest)
     parts = read_partitions(spark, root, verified=True)
-    return inputs, Stage(spark, ctx, parts, unsized)
+    return inputs, Stage(spark, ctx, parts, facts.unsized)
 
 
 def run_score(

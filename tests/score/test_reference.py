@@ -109,3 +109,51 @@ def test_reference_agrees_with_topics_without_policy_and_brokers_without_rack(
     # the cases this test is about are there, and count
     failure = want["baseline"]["rack_failure"]
     assert sum(f["offline"] + f["under_min_isr"] + f["promoted"] for f in failure.values()) > 0
+
+
+def test_reference_agrees_when_the_rack_counts_take_several_longs(
+    spark: Any, bench: Any, tmp_path: Path
+) -> None:
+    """21 racks and a plan entry of 40 brokers: 6 bits a rack, 10 racks a long, so the counts
+    take 3 longs (`Packing`); a rack holding a third of an entry's brokers spills nowhere."""
+    import json
+
+    from placement.score.metrics import Packing, RackCodes
+
+    bench_score, score_ref = bench
+    base = synth(SynthSpec(84, 21, 10, 8, violations=0.1, seed=5)).snapshot
+    snap = tmp_path / "snap"
+    write_snapshot(snap, base)
+    brokers = base.brokers.to_pylist()
+    rack_of = {b["broker_id"]: b["rack"] for b in brokers}
+    packing = Packing.for_lists(RackCodes.build(rack_of, ()), 40)
+    assert (packing.bits, packing.words) == (6, 3)
+    ids = sorted(rack_of)
+    # 40 brokers from 4 racks only (10 each, then observers from the same racks), and
+    # 40 brokers spread over every rack
+    by_rack = sorted(ids, key=lambda b: (rack_of[b], b))
+    parts = base.partitions.to_pylist()
+    entries = [
+        {
+            "topic": parts[0]["topic"],
+            "partition": parts[0]["partition"],
+            "replicas": by_rack[:40],
+            "observers": by_rack[30:40],
+        },
+        {
+            "topic": parts[1]["topic"],
+            "partition": parts[1]["partition"],
+            "replicas": ids[::2][:40],
+            "observers": [],
+        },
+    ]
+    plans = [tmp_path / "a-wide.json", tmp_path / "b-mixed.json"]  # the order the report sorts
+    plans[0].write_text(json.dumps({"version": 1, "partitions": entries}))
+    bench_score.make_plan(snap, plans[1], seed=3, every=2)
+
+    got = run_score(snap, plans, master="local[2]", default_min_isr=2).model_dump()
+    want = score_ref.score(snap, plans, 2)
+    got["plans"].sort(key=lambda p: p["plan"])
+    assert bench_score.compare(got, want) == []
+    assert want["baseline"]["violations"] > 0
+    assert len(want["baseline"]["rack_failure"]) == 21
