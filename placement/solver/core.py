@@ -119,8 +119,10 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
             for b in here:  # any of them may be the one kept: a weaker bound, never wrong
                 st.kept[b] += 1
             sticky = leader if leader in here and r == exp.lead_rack else None
-            leads = r == exp.lead_rack and sticky is None and (s, o) == (1, 0)
-            st.add(key, Item(key[0], s + o, tuple(here), sticky=sticky, leads=leads))
+            left = r == exp.lead_rack and sticky is None
+            leads = left and (s, o) == (1, 0)
+            item = Item(key[0], s + o, tuple(here), sticky=sticky, leads=leads, leader_left=left)
+            st.add(key, item)
     chosen: dict[Key, dict[str, tuple[int, ...]]] = {}
     balance_bound: dict[str, int] = {}
     for rack in sorted(racks):
@@ -130,7 +132,7 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
         if rebalance and receivers:
             targets, balance_bound[rack] = st.targets(receivers)
             st.offer(before, receivers, targets)
-        flow = RackFlow(receivers, st.base, st.topic_base, st.items, targets)
+        flow = RackFlow(receivers, st.base, st.topic_base, st.items, targets, st.leaders)
         result = flow.solve()
         for key, brokers in zip(st.keys, result, strict=True):
             chosen.setdefault(key, {})[rack] = brokers

@@ -17,6 +17,14 @@ than any change of topic balance. Rising unit costs are convex, so the integral 
 the flow is the exact optimum of that ordered objective over the arcs given (min-cost flow
 has integral optima; OR-Tools solves it by cost scaling).
 
+When no item holds more brokers than it needs and there are no targets (a drain, dead
+brokers, a repair that only adds), every item keeps what it holds: leaving a held broker
+costs a move, more than any balance it could buy. What is left to choose is how many new
+replicas of each topic each receiver takes, and which partitions of the topic they are:
+`_solve_kept` solves the first as a flow of ``topics + receivers`` nodes with the same unit
+costs (so the same optimum, over every receiver rather than a window of them), then
+realizes its counts partition by partition (`_realize`).
+
 Arcs are bounded: an item gets arcs to every broker it may use unless items x brokers
 exceeds ``ARC_LIMIT``; then each item gets the brokers lightest for its topic, rotated so
 the items of one topic together reach the whole rack.
@@ -28,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-from ortools.graph.python import min_cost_flow
+from ortools.graph.python import max_flow, min_cost_flow
 
 from placement.errors import NoSolutionError
 
@@ -45,6 +53,8 @@ class Item:
     new: tuple[int, ...] | None = None  # brokers it may move to; None: every receiver
     sticky: int | None = None  # a held broker it should keep (its leader): leaving costs more
     leads: bool = False  # its old leader is gone and the broker it gets here will lead
+    # led from this rack and its old leader gone: one of its brokers here will lead it
+    leader_left: bool = False
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,7 @@ class RackFlow:
     topic_base: Mapping[tuple[str, int], int]  # (topic, broker) -> replicas outside the flow
     items: list[Item] = field(default_factory=list)
     targets: Targets | None = None
+    leaders: Mapping[int, int] = field(default_factory=dict)  # preferred leaders that stay
 
     def solve(self) -> list[tuple[int, ...]]:
         """The brokers each item ends on, in item order."""
@@ -73,6 +84,12 @@ class RackFlow:
             # without targets nothing rewards one), so the racks a drain or a repair leaves
             # whole are not solved.
             return [tuple(sorted(it.held)) for it in self.items]
+        if self.targets is None and all(
+            it.new is None and len(it.held) <= it.need for it in self.items
+        ):
+            kept = _solve_kept(self)
+            if kept is not None:
+                return kept
         return _solve(self)
 
 
@@ -314,6 +331,191 @@ def _solve(flow: RackFlow) -> list[tuple[int, ...]]:
     for i, j in zip(src_a[sel].tolist(), bro_a[sel].tolist(), strict=True):
         chosen[i].append(brokers[j])
     return [tuple(sorted(c)) for c in chosen]
+
+
+def _solve_kept(flow: RackFlow) -> list[tuple[int, ...]] | None:
+    """The network's optimum when every item keeps its held brokers (none holds more than
+    it needs, no targets), from two small problems: new replicas per (topic, receiver), a
+    min-cost flow topic -> receiver -> sink with the full network's convex costs, and then
+    which of the topic's partitions take them (`_realize`). The counts range over every
+    receiver a partition does not hold, as the full network without a window of arcs. None
+    when there is no receiver or the counts cannot be realized: the full network decides."""
+    items = flow.items
+    receivers = flow.receivers
+    n_b = len(receivers)
+    if n_b == 0:
+        return None
+    bpos = {b: i for i, b in enumerate(receivers)}
+    topics = sorted({it.topic for it in items})
+    tpos = {t: i for i, t in enumerate(topics)}
+    n_t = len(topics)
+    item_t = np.fromiter((tpos[it.topic] for it in items), np.int64, len(items))
+    rest = np.fromiter((it.need - len(it.held) for it in items), np.int64, len(items))
+    pairs = [(i, bpos[b]) for i, it in enumerate(items) for b in it.held if b in bpos]
+    h_item, h_pos = np.array(pairs, dtype=np.int64).reshape(-1, 2).T
+    # what each receiver, and each topic on it, holds once every item keeps its brokers
+    load = np.array([flow.base[b] for b in receivers], dtype=np.int64)
+    load += np.bincount(h_pos, minlength=n_b)
+    tb_get = flow.topic_base.get
+    tb_load = np.array([[tb_get((t, b), 0) for b in receivers] for t in topics], dtype=np.int64)
+    np.add.at(tb_load, (item_t[h_item], h_pos), 1)
+    # how many of a topic's new replicas a receiver may take: one per moving partition of
+    # the topic that does not hold it
+    moving = rest > 0
+    cap = np.repeat(np.bincount(item_t[moving], minlength=n_t)[:, None], n_b, axis=1)
+    held_moving = moving[h_item]
+    np.add.at(cap, (item_t[h_item[held_moving]], h_pos[held_moving]), -1)
+    supply = np.bincount(item_t, weights=rest, minlength=n_t).astype(np.int64)
+    total = int(supply.sum())
+    pt, pb = np.nonzero(cap)
+    p_load, p_cap = tb_load[pt, pb], cap[pt, pb]
+    level = np.zeros(pt.size, dtype=np.int64)
+    bounds = np.searchsorted(pt, np.arange(n_t + 1))
+    for t in range(n_t):
+        span = slice(int(bounds[t]), int(bounds[t + 1]))
+        level[span] = water_level(p_load[span], p_cap[span], int(supply[t]))
+    b_deg = cap.sum(axis=0)
+    t_cap = int((p_load + p_cap).max()) + 1 if pt.size else 1
+    w = _Weights.of(t_cap, int((load + b_deg).max()) + 1)
+    own, t_caps, t_costs = _convex_arrays(p_load, p_cap, level, w.topic)
+    b_level = np.full(n_b, water_level(load, b_deg, total), dtype=np.int64)
+    bown, b_caps, b_costs = _convex_arrays(load, b_deg, b_level, w.rack)
+    sink = n_t + n_b
+    solver = min_cost_flow.SimpleMinCostFlow()
+    solver.add_arcs_with_capacity_and_unit_cost(
+        np.concatenate([pt[own], n_t + bown]),
+        np.concatenate([n_t + pb[own], np.full(bown.size, sink, dtype=np.int64)]),
+        np.concatenate([t_caps, b_caps]),
+        np.concatenate([t_costs, b_costs]),
+    )
+    supplies = np.zeros(sink + 1, dtype=np.int64)
+    supplies[:n_t] = supply
+    supplies[sink] = -total
+    solver.set_nodes_supplies(np.arange(sink + 1, dtype=np.int64), supplies)
+    if solver.solve() != solver.OPTIMAL:
+        return None
+    counts = np.zeros((n_t, n_b), dtype=np.int64)
+    np.add.at(counts, (pt[own], pb[own]), solver.flows(np.arange(own.size, dtype=np.int64)))
+    members: list[list[int]] = [[] for _ in topics]
+    for i in np.flatnonzero(moving).tolist():
+        members[int(item_t[i])].append(i)
+    # preferred leaders per receiver so far: those that stay, and one for each partition
+    # that must change leader (its brokers here may lead it), on the one leading least
+    lead = [0] * n_b
+    for b, n in flow.leaders.items():
+        if b in bpos:
+            lead[bpos[b]] += n
+    for i, it in enumerate(items):
+        if it.sticky is not None and it.sticky in bpos:
+            lead[bpos[it.sticky]] += 1
+        elif it.leader_left and not moving[i]:
+            _lead(lead, [bpos[b] for b in it.held if b in bpos])
+    chosen = [list(it.held) for it in items]
+    for t, its in enumerate(members):
+        if not its:
+            continue
+        quota = {j: q for j, q in enumerate(counts[t].tolist()) if q}
+        held = [[bpos[b] for b in items[i].held if b in bpos] for i in its]
+        leads = [items[i].leader_left for i in its]
+        picks = _realize(quota, [int(rest[i]) for i in its], held, leads, lead)
+        if picks is None:
+            return None
+        for i, pick in zip(its, picks, strict=True):
+            chosen[i].extend(receivers[j] for j in pick)
+    return [tuple(sorted(c)) for c in chosen]
+
+
+def _lead(lead: list[int], brokers: list[int]) -> None:
+    """One more leader, on whichever of ``brokers`` leads least (if any)."""
+    if brokers:
+        lead[min(brokers, key=lambda j: (lead[j], j))] += 1
+
+
+def _realize(
+    quota: dict[int, int],
+    need: list[int],
+    held: list[list[int]],
+    leads: list[bool],
+    lead: list[int],
+) -> list[list[int]] | None:
+    """Receivers for one topic's moving partitions: partition i takes ``need[i]`` distinct
+    receivers outside ``held[i]``, receiver j ``quota[j]`` of them in all (the sums agree).
+    Greedy first, the partitions holding most first, each taking the receivers with the
+    most quota left (for bipartite degrees without exclusions that never fails); a
+    max-flow when it leaves any partition short. None: no way exists.
+
+    Among receivers with as much quota left, a partition that must change leader
+    (``leads[i]``) takes those leading least so far (``lead``: preferred leaders per
+    receiver, updated with one on the least loaded of its brokers): leaders come after
+    topics in the goal order, and this leaves the leader choice (`core.leader_flow`)
+    brokers to even out."""
+    order = sorted(range(len(need)), key=lambda i: (-len(held[i]), -need[i], i))
+    left = dict(quota)
+    buckets: dict[int, dict[int, None]] = {}  # quota left -> receivers (ordered sets)
+    for j, q in left.items():
+        buckets.setdefault(q, {})[j] = None
+    picks: list[list[int]] = [[] for _ in need]
+    for i in order:
+        pick = picks[i]
+        n = need[i]
+        h = held[i]
+        for q in sorted(buckets, reverse=True):
+            free = [j for j in buckets[q] if j not in h]
+            if leads[i] and len(free) > n - len(pick):
+                free.sort(key=lambda j: (lead[j], j))
+            pick.extend(free[: n - len(pick)])
+            if len(pick) == n:
+                break
+        if len(pick) < n:
+            return _realize_by_flow(quota, need, held, leads, lead)
+        for j in pick:
+            q = left[j]
+            del buckets[q][j]
+            if not buckets[q]:
+                del buckets[q]
+            left[j] = q - 1
+            if q > 1:
+                buckets.setdefault(q - 1, {})[j] = None
+        if leads[i]:
+            _lead(lead, h + pick)
+    return picks
+
+
+def _realize_by_flow(
+    quota: dict[int, int],
+    need: list[int],
+    held: list[list[int]],
+    leads: list[bool],
+    lead: list[int],
+) -> list[list[int]] | None:
+    """`_realize` as a max-flow: source -> partition -> receiver -> sink."""
+    recv = sorted(quota)
+    n = len(need)
+    tails: list[int] = []
+    heads: list[int] = []
+    for i, h in enumerate(held):
+        for k, j in enumerate(recv):
+            if j not in h:
+                tails.append(i)
+                heads.append(n + k)
+    source, sink = n + len(recv), n + len(recv) + 1
+    solver = max_flow.SimpleMaxFlow()
+    solver.add_arcs_with_capacity(
+        np.array(tails + [source] * n + [n + k for k in range(len(recv))], dtype=np.int64),
+        np.array(heads + list(range(n)) + [sink] * len(recv), dtype=np.int64),
+        np.array([1] * len(tails) + need + [quota[j] for j in recv], dtype=np.int64),
+    )
+    if solver.solve(source, sink) != solver.OPTIMAL or solver.optimal_flow() != sum(need):
+        return None
+    flows = solver.flows(np.arange(len(tails), dtype=np.int64)).tolist()
+    picks: list[list[int]] = [[] for _ in need]
+    for arc, f in enumerate(flows):
+        if f:
+            picks[tails[arc]].append(recv[heads[arc] - n])
+    for i, pick in enumerate(picks):
+        if leads[i]:
+            _lead(lead, held[i] + pick)
+    return picks
 
 
 def water_level(bases: np.ndarray, degrees: np.ndarray, supply: int) -> int:
