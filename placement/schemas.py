@@ -41,7 +41,7 @@ SCHEMAS: Mapping[str, type[BaseModel]] = _Models(
         "placement": "placement.model.policy:PlacementPolicy",
         "inventory": "placement.model.inventory:Inventory",
         "topics": "placement.model.topics:TopicsFile",
-        "diagnostics": "placement.model.diagnostic:ValidationReport",
+        "diagnostics": "placement.model.diagnostic_schema:ValidationReport",
         "score-report": "placement.score.report:ScoreReport",
         "simulate-report": "placement.simulate.failure:SimulateReport",
         "rules": "placement.rules.catalog:RuleCatalog",

@@ -30,7 +30,7 @@ def render_json(report: ValidationReport) -> str:
     """The report as data: names exactly as found, but for bytes that are not UTF-8."""
     from placement.diagnostics.jsonout import report_json
 
-    return report_json(report.model_dump(mode="json"))
+    return report_json(report.to_json())
 
 
 def _gh_escape(text: str, *, prop: bool = False) -> str:

@@ -1,11 +1,16 @@
-"""Findings as data: the Diagnostic record and the report that groups them by file."""
+"""Findings as data: the Diagnostic record and the report that groups them by file.
+
+Plain records, not pydantic models: `validate` of one file must not pay pydantic's import and
+model building (issue 17). Their JSON Schema is `diagnostic_schema.ValidationReport`'s, and
+`ValidationReport.to_json` is what that model dumps (tests/model/test_diagnostic_records.py
+holds the two to each other).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any, Literal
 
 REPORT_VERSION: Literal[1] = 1
 
@@ -15,53 +20,57 @@ class Severity(StrEnum):
     WARNING = "warning"
 
 
-class Diagnostic(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Diagnostic:
     """One finding, located in its file by JSON pointer and 1-based line/column."""
 
-    model_config = ConfigDict(frozen=True)
-
-    code: Annotated[str, Field(pattern=r"^MRC[0-9]{3}$")]
+    code: str  # MRC and three digits
     name: str
     severity: Severity
     message: str
     file: str
-    pointer: str = Field(description="RFC 6901 pointer into the placement policy; '' = root")
-    line: Annotated[int, Field(ge=1)]
-    column: Annotated[int, Field(ge=1)]
+    pointer: str  # RFC 6901 pointer into the placement policy; '' = root
+    line: int  # from 1
+    column: int  # from 1
     hint: str = ""
-    context: str | None = Field(
-        default=None, description="where the policy sits inside the file, e.g. a properties key"
-    )
+    context: str | None = None  # where the policy sits inside the file, e.g. a properties key
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.file, self.line, self.column, self.code, self.message)
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity.value,
+            "message": self.message,
+            "file": self.file,
+            "pointer": self.pointer,
+            "line": self.line,
+            "column": self.column,
+            "hint": self.hint,
+            "context": self.context,
+        }
 
-class FileReport(BaseModel):
-    model_config = ConfigDict(frozen=True)
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileReport:
     path: str
     valid: bool
     diagnostics: list[Diagnostic]
 
 
-class Summary(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Summary:
     files: int
     invalid_files: int
     errors: int
     warnings: int
 
 
-class ValidationReport(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ValidationReport:
     """What `mrc-plan validate --format json` prints."""
-
-    model_config = ConfigDict(
-        frozen=True,
-        title="mrc-plan validate report",
-        json_schema_extra={"$id": "https://mrc-plan.dev/schemas/diagnostics.schema.json"},
-    )
 
     version: Literal[1] = REPORT_VERSION
     tool: str = "mrc-plan"
@@ -73,6 +82,30 @@ class ValidationReport(BaseModel):
     @property
     def failed(self) -> bool:
         return self.summary.invalid_files > 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as JSON data, members in the schema's order."""
+        s = self.summary
+        return {
+            "version": self.version,
+            "tool": self.tool,
+            "tool_version": self.tool_version,
+            "strict": self.strict,
+            "files": [
+                {
+                    "path": f.path,
+                    "valid": f.valid,
+                    "diagnostics": [d.to_json() for d in f.diagnostics],
+                }
+                for f in self.files
+            ],
+            "summary": {
+                "files": s.files,
+                "invalid_files": s.invalid_files,
+                "errors": s.errors,
+                "warnings": s.warnings,
+            },
+        }
 
 
 def build_report(

@@ -368,9 +368,7 @@ def validate_snapshot(root: Path, options: ValidateOptions) -> Audit:
             checked[key] = check_policy_text(text, "", topic_ctx)
         file, line = topic_row(row)
         out.extend(
-            d.model_copy(
-                update={"file": file, "line": line, "column": 1, "context": f"topic {name}"}
-            )
+            replace(d, file=file, line=line, column=1, context=f"topic {name}")
             for d in checked[key].diagnostics
         )
         policy = checked[key].policy
