@@ -165,7 +165,7 @@ def validate(
     Exits 1 when any file has an error (or a warning with --strict), 0 otherwise.
     """
     from placement.diagnostics.escape import escape
-    from placement.io.inventory import load_inventory
+    from placement.io.inventory import inventory_for_checks
     from placement.model.diagnostic import build_report
     from placement.rules.validate import ValidateOptions, parse_ibp, validate_paths
 
@@ -178,7 +178,7 @@ def validate(
     if fmt.value == "auto":
         fmt = Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     options = ValidateOptions(
-        inventory=load_inventory(inventory) if inventory is not None else None,
+        inventory=inventory_for_checks(inventory) if inventory is not None else None,
         min_insync_replicas=min_insync_replicas,
         ibp=parse_ibp(ibp) if ibp is not None else None,
     )

@@ -8,17 +8,19 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
 
 from placement.errors import InputError
-from placement.io.jsonsrc import parse_json_file
+from placement.io.jsonsrc import ParsedJson, parse_json_file
 from placement.io.limits import BROKERS, INVENTORY_BYTES, PROPERTIES_BYTES, check_count
 from placement.io.positions import LineIndex, pointer, position_in
 from placement.io.properties import PropertiesSyntaxError, parse_properties
 from placement.io.textfile import read_text
-from placement.model.inventory import Broker, Controller, Inventory
 from placement.model.kafka import INT32_MAX, parse_ascii_int
+from placement.model.shapes import InventoryLike, NodeLike, exact_inventory
+
+if TYPE_CHECKING:  # pydantic is loaded when the model is built (see inventory_for_checks)
+    from placement.model.inventory import Broker, Controller, Inventory
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,19 +34,29 @@ class Origin:
 
 
 @dataclass(frozen=True)
-class LoadedInventory:
-    inventory: Inventory
+class CheckedInventory:
+    """An inventory as `validate` reads it: the pydantic model or a plain record of it
+    (`inventory_for_checks`), and where each node was declared."""
+
+    inventory: InventoryLike
     path: str
     origins: dict[int, Origin] = field(default_factory=dict)  # broker id -> declaration
     # a combined-mode node is both a broker and a controller: one id, two roles
     controller_origins: dict[int, Origin] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class LoadedInventory(CheckedInventory):
+    """An inventory as the model (what planning reads)."""
+
+    inventory: Inventory
+
+
 def _read_text(path: Path) -> str:
     return read_text(path, "the inventory", INVENTORY_BYTES)
 
 
-def _require_brokers(path: str, brokers: list[Broker]) -> None:
+def _require_brokers(path: str, brokers: Sequence[NodeLike]) -> None:
     if not brokers:
         raise InputError(
             path, "the inventory lists no brokers", "list every broker with its id and rack"
@@ -56,7 +68,7 @@ def _rack(rack: str | None) -> str:
     return f"rack {rack!r}" if rack else "no rack"
 
 
-def _load_json(path: Path) -> LoadedInventory:
+def _parse_json(path: Path) -> tuple[ParsedJson, str]:
     text = _read_text(path)
     name = str(path)
     doc = parse_json_file(text, name)
@@ -66,8 +78,16 @@ def _load_json(path: Path) -> LoadedInventory:
         raise InputError(
             name, f'duplicate key "{dup.key}"', "keep one of them", line=p.line, column=p.column
         )
+    return doc, name
+
+
+def _json_model(doc: ParsedJson, name: str) -> Inventory:
+    from pydantic import ValidationError
+
+    from placement.model.inventory import Inventory
+
     try:
-        inv = Inventory.model_validate(doc.value)
+        return Inventory.model_validate(doc.value)
     except ValidationError as exc:
         err = exc.errors()[0]
         ptr = pointer(err["loc"])
@@ -80,10 +100,23 @@ def _load_json(path: Path) -> LoadedInventory:
             line=p.line,
             column=p.column,
         ) from None
+
+
+def _load_json(path: Path) -> LoadedInventory:
+    doc, name = _parse_json(path)
+    inv = _json_model(doc, name)
+    return LoadedInventory(inv, name, *_json_origins(doc, name, inv))
+
+
+def _json_origins(
+    doc: ParsedJson, name: str, inv: InventoryLike
+) -> tuple[dict[int, Origin], dict[int, Origin]]:
+    """Where each broker and controller is declared; refuses an id listed twice, and a
+    combined-mode node whose two entries give different racks."""
     origins: dict[int, Origin] = {}
     controller_origins: dict[int, Origin] = {}
     broker_racks = inv.rack_of
-    members: tuple[tuple[str, Sequence[Broker | Controller], dict[int, Origin]], ...] = (
+    members: tuple[tuple[str, Sequence[NodeLike], dict[int, Origin]], ...] = (
         ("brokers", inv.brokers, origins),
         ("controllers", inv.controllers, controller_origins),
     )
@@ -113,10 +146,12 @@ def _load_json(path: Path) -> LoadedInventory:
                 )
             seen[node.id] = Origin(name, p.line, p.column, ptr)
     _require_brokers(name, list(inv.brokers))
-    return LoadedInventory(inv, name, origins, controller_origins)
+    return origins, controller_origins
 
 
 def _load_csv(path: Path) -> LoadedInventory:
+    from placement.model.inventory import Inventory
+
     text = _read_text(path)
     name = str(path)
     _refuse_lone_cr(text, name)
@@ -205,6 +240,10 @@ def _csv_columns(name: str, header_line: int, header: list[str]) -> list[str]:
 
 
 def _csv_broker(name: str, cols: list[str], line_no: int, row: list[str]) -> Broker:
+    from pydantic import ValidationError
+
+    from placement.model.inventory import Broker
+
     values = dict(zip(cols, (c.strip() for c in row), strict=False))
     if len(row) != len(cols):
         raise InputError(
@@ -239,6 +278,8 @@ def _csv_broker(name: str, cols: list[str], line_no: int, row: list[str]) -> Bro
 
 
 def _load_properties_dir(path: Path) -> LoadedInventory:
+    from placement.model.inventory import Broker, Controller, Inventory
+
     brokers: list[Broker] = []
     controllers: list[Controller] = []
     origins: dict[int, Origin] = {}
@@ -319,3 +360,17 @@ def load_inventory(path: str | Path) -> LoadedInventory:
     if p.suffix.lower() == ".csv":
         return _load_csv(p)
     return _load_json(p)
+
+
+def inventory_for_checks(path: str | Path) -> CheckedInventory:
+    """`load_inventory` for `validate`, which only checks policies against it: a JSON
+    inventory the model certainly accepts is read as a plain record, without pydantic
+    (shapes.exact_inventory); anything else, and every error, as `load_inventory` does."""
+    p = Path(path)
+    if p.is_dir() or not p.exists() or p.suffix.lower() == ".csv":
+        return load_inventory(p)
+    doc, name = _parse_json(p)
+    inv: InventoryLike | None = exact_inventory(doc.value)
+    if inv is None:
+        inv = _json_model(doc, name)
+    return CheckedInventory(inv, name, *_json_origins(doc, name, inv))

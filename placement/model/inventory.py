@@ -9,17 +9,14 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+# the record validate reads without pydantic, and what both forms compute, live in shapes
+from placement.model.shapes import blank_is_none, brokers_per_rack_of, rack_members_of
+
 NodeId = Annotated[int, Field(ge=0, le=2**31 - 1)]
-
-
-def _blank_is_none(value: object) -> object:
-    # CSV and server.properties give "" for a missing broker.rack; JSON must mean the same
-    return None if isinstance(value, str) and not value.strip() else value
-
 
 Rack = Annotated[
     str | None,
-    BeforeValidator(_blank_is_none),
+    BeforeValidator(blank_is_none),
     Field(description="broker.rack; a missing or blank rack is reported (MRC403)"),
 ]
 
@@ -61,14 +58,10 @@ class Inventory(BaseModel):
     def rack_members(self) -> dict[str, list[int]]:
         """rack -> the ids of its brokers, in inventory order (brokers without a rack are in
         no rack); a new dict each call, the caller's to change."""
-        out: dict[str, list[int]] = {}
-        for b in self.brokers:
-            if b.rack is not None:
-                out.setdefault(b.rack, []).append(b.id)
-        return out
+        return rack_members_of(self.brokers)
 
     def brokers_per_rack(self) -> Counter[str]:
-        return Counter(b.rack for b in self.brokers if b.rack is not None)
+        return brokers_per_rack_of(self.brokers)
 
     def racks(self) -> list[str]:
         return sorted(self.brokers_per_rack())

@@ -3,20 +3,24 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from functools import cached_property
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-INT32_MAX = 2**31 - 1
+# the record validate reads without pydantic, and what both forms compute, live in shapes
+from placement.model.shapes import INT32_MAX, PromotionPolicy, per_rack_of, promotion_of
 
-
-class PromotionPolicy(StrEnum):
-    UNDER_MIN_ISR = "under-min-isr"
-    UNDER_REPLICATED = "under-replicated"
-    LEADER_IS_OBSERVER = "leader-is-observer"
+__all__ = [
+    "INT32_MAX",
+    "PROMOTION_VALUES",
+    "PlacementPolicy",
+    "PromotionPolicy",
+    "RackConstraint",
+    "ReplicaConstraint",
+    "not_null",
+]
 
 
 def _exact_int(value: Any) -> Any:
@@ -80,9 +84,7 @@ class PlacementPolicy(_Strict):
     @property
     def promotion(self) -> PromotionPolicy:
         """The behaviour in force: v1 never promotes; v2 defaults to under-min-isr."""
-        if self.version == 1:
-            return PromotionPolicy.LEADER_IS_OBSERVER
-        return PromotionPolicy(self.observerPromotionPolicy or PromotionPolicy.UNDER_MIN_ISR)
+        return promotion_of(self.version, self.observerPromotionPolicy)
 
     @property
     def promotes_observers(self) -> bool:
@@ -110,11 +112,4 @@ class PlacementPolicy(_Strict):
     @cached_property
     def _per_rack(self) -> dict[str, tuple[int, int]]:
         # planners ask once per partition: a million times on a large cluster
-        out: dict[str, tuple[int, int]] = {}
-        for c in self.replicas:
-            s, o = out.get(c.constraints.rack, (0, 0))
-            out[c.constraints.rack] = (s + c.count, o)
-        for c in self.observers:
-            s, o = out.get(c.constraints.rack, (0, 0))
-            out[c.constraints.rack] = (s, o + c.count)
-        return out
+        return per_rack_of(self.replicas, self.observers)

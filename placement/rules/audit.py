@@ -34,6 +34,7 @@ from placement.io.snapshot import (
 from placement.model.diagnostic import Diagnostic, Severity
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
+from placement.model.shapes import InventoryLike
 from placement.rules.base import Rule
 from placement.rules.partitions import (
     IsrState,
@@ -207,7 +208,7 @@ def audit(
     return Audit(listed, unlisted)
 
 
-def brokers_table(inventory: Inventory) -> pa.Table:
+def brokers_table(inventory: InventoryLike) -> pa.Table:
     """An inventory's brokers as a snapshot's brokers table."""
     return pa.table(
         {
@@ -219,7 +220,7 @@ def brokers_table(inventory: Inventory) -> pa.Table:
     )
 
 
-def describe_snapshot(describe: Describe, inventory: Inventory | None) -> Snapshot:
+def describe_snapshot(describe: Describe, inventory: InventoryLike | None) -> Snapshot:
     """The state ``describe`` reports, as snapshot tables in the file's order (row i is
     ``describe.partitions[i]``), with the inventory's brokers (none without one). Unlike
     `snapshot from-describe`, which sorts the partitions, so rows map back to lines."""

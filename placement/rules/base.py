@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from placement.model.diagnostic import Severity
 
-if TYPE_CHECKING:
-    from placement.model.inventory import Inventory
-    from placement.model.policy import PlacementPolicy
+if TYPE_CHECKING:  # the pydantic models or the plain records: rules read either
+    from placement.model.shapes import InventoryLike, PolicyLike
 
 FAMILIES = {
     1: "syntax",
@@ -48,7 +47,7 @@ class NodeFinding:
 
 @dataclass(frozen=True, slots=True)
 class CheckContext:
-    inventory: Inventory | None = None
+    inventory: InventoryLike | None = None
     min_insync_replicas: int | None = None
     ibp: tuple[int, int] | None = None
 
@@ -74,12 +73,12 @@ class Rule:
 class PolicyRule(Rule):
     """A rule that inspects one schema-valid policy."""
 
-    def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
+    def check(self, policy: PolicyLike, ctx: CheckContext) -> Iterator[Finding]:
         raise NotImplementedError
 
 
 class InventoryRule(Rule):
     """A rule that inspects the inventory once (`--inventory`), whatever the policies."""
 
-    def check(self, inventory: Inventory) -> Iterator[NodeFinding]:
+    def check(self, inventory: InventoryLike) -> Iterator[NodeFinding]:
         raise NotImplementedError

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from placement.model.diagnostic import Severity
-from placement.model.inventory import Inventory
-from placement.model.policy import PlacementPolicy
 from placement.rules.base import CheckContext, Finding, InventoryRule, NodeFinding, PolicyRule
 from placement.rules.suggest import did_you_mean
 
+if TYPE_CHECKING:
+    from placement.model.shapes import InventoryLike, PolicyLike
 
-def _first_pointer(policy: PlacementPolicy, rack: str) -> str:
+
+def _first_pointer(policy: PolicyLike, rack: str) -> str:
     for field in ("replicas", "observers"):
         for i, entry in enumerate(getattr(policy, field)):
             if entry.constraints.rack == rack:
@@ -36,7 +38,7 @@ class UnknownRack(PolicyRule):
     name = "unknown-rack"
     severity = Severity.ERROR
 
-    def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
+    def check(self, policy: PolicyLike, ctx: CheckContext) -> Iterator[Finding]:
         if ctx.inventory is None:
             return
         racks = ctx.inventory.racks()
@@ -72,7 +74,7 @@ class InsufficientBrokers(PolicyRule):
     name = "insufficient-brokers"
     severity = Severity.ERROR
 
-    def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
+    def check(self, policy: PolicyLike, ctx: CheckContext) -> Iterator[Finding]:
         if ctx.inventory is None:
             return
         available = ctx.inventory.brokers_per_rack()
@@ -106,7 +108,7 @@ class BrokerWithoutRack(InventoryRule):
     name = "broker-without-rack"
     severity = Severity.ERROR
 
-    def check(self, inventory: Inventory) -> Iterator[NodeFinding]:
+    def check(self, inventory: InventoryLike) -> Iterator[NodeFinding]:
         for broker in inventory.brokers:
             if broker.rack is None:
                 yield NodeFinding(

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from placement.model.diagnostic import Severity
-from placement.model.policy import PlacementPolicy
 from placement.rules.base import CheckContext, Finding, PolicyRule
+
+if TYPE_CHECKING:
+    from placement.model.shapes import PolicyLike
 
 
 class MinIsrUnreachable(PolicyRule):
@@ -26,7 +29,7 @@ class MinIsrUnreachable(PolicyRule):
     name = "min-isr-unreachable"
     severity = Severity.ERROR
 
-    def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
+    def check(self, policy: PolicyLike, ctx: CheckContext) -> Iterator[Finding]:
         n = ctx.min_insync_replicas
         if n is not None and n > policy.sync_count:
             yield Finding(
@@ -58,7 +61,7 @@ class MinIsrNoHeadroom(PolicyRule):
     name = "min-isr-no-headroom"
     severity = Severity.WARNING
 
-    def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
+    def check(self, policy: PolicyLike, ctx: CheckContext) -> Iterator[Finding]:
         n = ctx.min_insync_replicas
         if (
             n is not None
@@ -99,7 +102,7 @@ class SingleRackSyncReplicas(PolicyRule):
     name = "single-rack-sync-replicas"
     severity = Severity.WARNING
 
-    def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
+    def check(self, policy: PolicyLike, ctx: CheckContext) -> Iterator[Finding]:
         if ctx.min_insync_replicas is None:
             return
         racks = {e.constraints.rack for e in policy.replicas}

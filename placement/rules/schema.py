@@ -8,26 +8,25 @@ pointer and a useful hint); `check_schema` gives every error to the first rule, 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
-from pydantic import ValidationError
-from pydantic_core import ErrorDetails
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from placement.io.jsonsrc import is_json_int
 from placement.io.positions import pointer
+from placement.model import shapes
 from placement.model.diagnostic import Severity
-from placement.model.policy import (
-    PROMOTION_VALUES,
-    PlacementPolicy,
-    RackConstraint,
-    ReplicaConstraint,
-)
+from placement.model.shapes import PROMOTION_VALUES
 from placement.rules.base import Finding, Rule
 from placement.rules.suggest import describe, did_you_mean
 
-POLICY_KEYS = list(PlacementPolicy.model_fields)
-ENTRY_KEYS = list(ReplicaConstraint.model_fields)
-CONSTRAINT_KEYS = list(RackConstraint.model_fields)
+if TYPE_CHECKING:  # pydantic is loaded when a policy is checked against the model
+    from pydantic_core import ErrorDetails
+
+    from placement.model.policy import PlacementPolicy
+
+# the model's members (the models' model_fields, held equal by tests/model/test_shapes.py)
+POLICY_KEYS = list(shapes.POLICY_KEYS)
+ENTRY_KEYS = list(shapes.ENTRY_KEYS)
+CONSTRAINT_KEYS = list(shapes.CONSTRAINT_KEYS)
 
 # the hint for a missing key, by key
 _ADD_HINTS = {
@@ -400,6 +399,10 @@ _PRECEDENCE: tuple[type[SchemaRule], ...] = (
 
 def check_schema(value: Any) -> tuple[PlacementPolicy | None, list[tuple[type[Rule], Finding]]]:
     """Validate ``value`` against the policy model; return the model or the findings."""
+    from pydantic import ValidationError
+
+    from placement.model.policy import PlacementPolicy
+
     try:
         return PlacementPolicy.model_validate(value), []
     except ValidationError as exc:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from placement.model.diagnostic import Severity
-from placement.model.policy import PlacementPolicy
 from placement.rules.base import CheckContext, Finding, PolicyRule
+
+if TYPE_CHECKING:
+    from placement.model.shapes import PolicyLike
 
 OVERLAP_MIN_IBP = (3, 3)
 
 
-def _entries(policy: PlacementPolicy) -> Iterator[tuple[str, int, str]]:
+def _entries(policy: PolicyLike) -> Iterator[tuple[str, int, str]]:
     """(list name, index, rack) for every constraint entry."""
     for field in ("replicas", "observers"):
         for i, entry in enumerate(getattr(policy, field)):
@@ -36,7 +39,7 @@ class DuplicateRack(PolicyRule):
     name = "duplicate-rack"
     severity = Severity.ERROR
 
-    def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
+    def check(self, policy: PolicyLike, ctx: CheckContext) -> Iterator[Finding]:
         for field in ("replicas", "observers"):
             first: dict[str, int] = {}
             for i, entry in enumerate(getattr(policy, field)):
@@ -74,7 +77,7 @@ class RackInReplicasAndObservers(PolicyRule):
     name = "rack-in-replicas-and-observers"
     severity = Severity.ERROR
 
-    def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
+    def check(self, policy: PolicyLike, ctx: CheckContext) -> Iterator[Finding]:
         if ctx.ibp is None or ctx.ibp >= OVERLAP_MIN_IBP:
             return
         sync_racks = {e.constraints.rack for e in policy.replicas}
@@ -108,7 +111,7 @@ class PromotionPolicyInV1(PolicyRule):
     name = "promotion-policy-in-v1"
     severity = Severity.ERROR
 
-    def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
+    def check(self, policy: PolicyLike, ctx: CheckContext) -> Iterator[Finding]:
         if policy.version == 1 and policy.observerPromotionPolicy is not None:
             yield Finding(
                 "/observerPromotionPolicy",
@@ -136,7 +139,7 @@ class RackWhitespace(PolicyRule):
     name = "rack-whitespace"
     severity = Severity.WARNING
 
-    def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
+    def check(self, policy: PolicyLike, ctx: CheckContext) -> Iterator[Finding]:
         for field, i, rack in _entries(policy):
             if rack != rack.strip():
                 yield Finding(

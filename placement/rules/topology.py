@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from placement.model.diagnostic import Severity
-from placement.model.inventory import Inventory
-from placement.model.policy import PlacementPolicy
 from placement.rules.base import CheckContext, Finding, InventoryRule, NodeFinding, PolicyRule
+
+if TYPE_CHECKING:
+    from placement.model.shapes import InventoryLike, PolicyLike
 
 
 def majority(voters: int) -> int:
@@ -22,7 +24,7 @@ def majority(voters: int) -> int:
     return voters // 2 + 1
 
 
-def quorum_breaking_racks(inventory: Inventory) -> dict[str, int]:
+def quorum_breaking_racks(inventory: InventoryLike) -> dict[str, int]:
     """Racks whose loss leaves fewer than a majority of the controllers -> controllers held."""
     voters = len(inventory.controllers)
     held = Counter(c.rack for c in inventory.controllers if c.rack is not None)
@@ -74,7 +76,7 @@ class ControllerQuorumRackLoss(InventoryRule):
     name = "controller-quorum-rack-loss"
     severity = Severity.ERROR
 
-    def check(self, inventory: Inventory) -> Iterator[NodeFinding]:
+    def check(self, inventory: InventoryLike) -> Iterator[NodeFinding]:
         voters = len(inventory.controllers)
         breaking = quorum_breaking_racks(inventory)
         # the 2.5-DC advice fits whenever the whole cluster spans two racks, brokers included
@@ -126,7 +128,7 @@ class TwoDcPartition(InventoryRule):
     name = "two-dc-partition"
     severity = Severity.WARNING
 
-    def check(self, inventory: Inventory) -> Iterator[NodeFinding]:
+    def check(self, inventory: InventoryLike) -> Iterator[NodeFinding]:
         broker_racks = inventory.racks()
         if len(broker_racks) != 2 or not inventory.controllers:
             return
@@ -194,7 +196,7 @@ class SyncReplicasInQuorumRack(PolicyRule):
     name = "sync-replicas-in-quorum-rack"
     severity = Severity.WARNING
 
-    def check(self, policy: PlacementPolicy, ctx: CheckContext) -> Iterator[Finding]:
+    def check(self, policy: PolicyLike, ctx: CheckContext) -> Iterator[Finding]:
         if ctx.inventory is None:
             return
         racks = {e.constraints.rack for e in policy.replicas}
@@ -236,7 +238,7 @@ class ControllerWithoutRack(InventoryRule):
     name = "controller-without-rack"
     severity = Severity.WARNING
 
-    def check(self, inventory: Inventory) -> Iterator[NodeFinding]:
+    def check(self, inventory: InventoryLike) -> Iterator[NodeFinding]:
         for controller in inventory.controllers:
             if controller.rack is None:
                 yield NodeFinding(

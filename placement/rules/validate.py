@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from placement.errors import InputError, UsageError
 from placement.io.describe import looks_like_describe, parse_describe
-from placement.io.inventory import LoadedInventory
+from placement.io.inventory import CheckedInventory
 from placement.io.jsonsrc import EncodingError, JsonSyntaxError, ParsedJson, decode_utf8, parse_json
 from placement.io.limits import (
     DESCRIBE_BYTES,
@@ -23,9 +23,8 @@ from placement.io.limits import (
 from placement.io.positions import LineIndex, Position
 from placement.io.properties import PropertiesSyntaxError, parse_properties
 from placement.model.diagnostic import Diagnostic, Severity
-from placement.model.inventory import Broker, Inventory
 from placement.model.kafka import ibp_hint, parse_ibp_version
-from placement.model.policy import PlacementPolicy
+from placement.model.shapes import PolicyLike, exact_policy
 from placement.rules import report, syntax
 from placement.rules.base import CheckContext, Finding, Rule
 from placement.rules.properties import (
@@ -40,6 +39,9 @@ from placement.rules.suggest import did_you_mean
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from placement.model.inventory import Inventory
+    from placement.model.policy import PlacementPolicy
 
 
 def parse_ibp(text: str) -> tuple[int, int]:
@@ -59,7 +61,7 @@ def parse_ibp(text: str) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class ValidateOptions:
-    inventory: LoadedInventory | None = None
+    inventory: CheckedInventory | None = None
     min_insync_replicas: int | None = None
     ibp: tuple[int, int] | None = None
 
@@ -110,18 +112,41 @@ def check_policy_text(
     context: str | None = None,
 ) -> CheckedPolicy:
     """Check one policy held in ``text``; positions come from ``index`` (default: ``text``)."""
-    index = index or LineIndex(text)
+    doc, out = _parse_policy(text, file, index or LineIndex(text), context)
+    if doc is None:
+        return CheckedPolicy(out, None, None)
+    diags, policy = check_policy_value(doc, "", file, ctx, context=context)
+    out.extend(diags)
+    return CheckedPolicy(out, policy, doc)
+
+
+def policy_text_diagnostics(
+    text: str,
+    file: str,
+    ctx: CheckContext,
+    *,
+    index: LineIndex | None = None,
+    context: str | None = None,
+) -> list[Diagnostic]:
+    """`check_policy_text`'s findings, for a caller that needs no model of the policy:
+    a policy the model certainly accepts is checked as a plain record (no pydantic)."""
+    doc, out = _parse_policy(text, file, index or LineIndex(text), context)
+    if doc is not None:
+        out.extend(_policy_value_diagnostics(doc, "", file, ctx, context=context))
+    return out
+
+
+def _parse_policy(
+    text: str, file: str, index: LineIndex, context: str | None
+) -> tuple[ParsedJson | None, list[Diagnostic]]:
+    """The parsed document (None on a syntax error) and its syntax findings."""
     try:
         doc = parse_json(text, index)
     except JsonSyntaxError as exc:
         rule = syntax.SYNTAX_RULES[exc.kind]
         message, hint = rule.explain(exc)
-        return CheckedPolicy(
-            [_diag(rule, file, index.position(exc.offset), message, hint, context=context)],
-            None,
-            None,
-        )
-    out = [
+        return None, [_diag(rule, file, index.position(exc.offset), message, hint, context=context)]
+    return doc, [
         _diag(
             syntax.DuplicateKey,
             file,
@@ -133,10 +158,6 @@ def check_policy_text(
         )
         for d in doc.duplicates
     ]
-
-    diags, policy = check_policy_value(doc, "", file, ctx, context=context)
-    out.extend(diags)
-    return CheckedPolicy(out, policy, doc)
 
 
 def _check_policy_size(value: object, doc: ParsedJson, base: str, file: str) -> None:
@@ -164,26 +185,58 @@ def _check_policy_size(value: object, doc: ParsedJson, base: str, file: str) -> 
             stack.extend(node)
 
 
-def check_policy_value(
-    doc: ParsedJson, base: str, file: str, ctx: CheckContext, *, context: str | None = None
-) -> tuple[list[Diagnostic], PlacementPolicy | None]:
-    """Schema and rule checks for the policy found at pointer ``base`` of ``doc``."""
+def _policy_at(doc: ParsedJson, base: str, file: str) -> object:
     value = doc.value
     for token in base.split("/")[1:]:
         token = token.replace("~1", "/").replace("~0", "~")
         value = value[int(token)] if isinstance(value, list) else value[token]
     _check_policy_size(value, doc, base, file)
+    return value
 
+
+def _locator(
+    doc: ParsedJson, base: str, file: str, context: str | None
+) -> Callable[[type[Rule], Finding], Diagnostic]:
     def locate(rule: type[Rule], f: Finding) -> Diagnostic:
         ptr = base + f.pointer
         return _diag(rule, file, doc.locate(ptr, key=f.at_key), f.message, f.hint, ptr, context)
 
+    return locate
+
+
+def _rule_diagnostics(
+    policy: PolicyLike, ctx: CheckContext, locate: Callable[[type[Rule], Finding], Diagnostic]
+) -> list[Diagnostic]:
+    """The findings of every policy rule about a schema-valid policy, in registry order."""
+    return [
+        locate(type(policy_rule), f)
+        for policy_rule in POLICY_RULES
+        for f in policy_rule.check(policy, ctx)
+    ]
+
+
+def check_policy_value(
+    doc: ParsedJson, base: str, file: str, ctx: CheckContext, *, context: str | None = None
+) -> tuple[list[Diagnostic], PlacementPolicy | None]:
+    """Schema and rule checks for the policy found at pointer ``base`` of ``doc``."""
+    value = _policy_at(doc, base, file)
+    locate = _locator(doc, base, file, context)
     policy, findings = check_schema(value)
     out = [locate(rule, f) for rule, f in findings]
     if policy is not None:
-        for policy_rule in POLICY_RULES:
-            out.extend(locate(type(policy_rule), f) for f in policy_rule.check(policy, ctx))
+        out.extend(_rule_diagnostics(policy, ctx, locate))
     return out, policy
+
+
+def _policy_value_diagnostics(
+    doc: ParsedJson, base: str, file: str, ctx: CheckContext, *, context: str | None = None
+) -> list[Diagnostic]:
+    """`check_policy_value`'s findings; a policy the model certainly accepts (nothing for the
+    schema rules to say) goes straight to the policy rules as a plain record."""
+    plain = exact_policy(_policy_at(doc, base, file))
+    if plain is None:
+        return check_policy_value(doc, base, file, ctx, context=context)[0]
+    return _rule_diagnostics(plain, ctx, _locator(doc, base, file, context))
 
 
 def _decode(data: bytes, file: str) -> tuple[str | None, list[Diagnostic]]:
@@ -207,7 +260,7 @@ def _decode(data: bytes, file: str) -> tuple[str | None, list[Diagnostic]]:
 def validate_json_bytes(data: bytes, file: str, ctx: CheckContext) -> list[Diagnostic]:
     text, out = _decode(data, file)
     if text is not None:
-        out.extend(check_policy_text(text, file, ctx).diagnostics)
+        out.extend(policy_text_diagnostics(text, file, ctx))
     return out
 
 
@@ -249,9 +302,7 @@ def validate_properties_bytes(data: bytes, file: str, ctx: CheckContext) -> list
         if not prop.value.strip():
             continue  # an empty value means "no default placement"
         index = LineIndex(prop.value, physical, prop.value_offsets)
-        out.extend(
-            check_policy_text(prop.value, file, ctx, index=index, context=prop.key).diagnostics
-        )
+        out.extend(policy_text_diagnostics(prop.value, file, ctx, index=index, context=prop.key))
     return out
 
 
@@ -323,6 +374,8 @@ def validate_describe_bytes(data: bytes, file: str, ctx: CheckContext) -> list[D
 
 def _inventory_of(brokers: pa.Table) -> Inventory:
     """A snapshot's brokers table as the inventory the policy checks read."""
+    from placement.model.inventory import Broker, Inventory
+
     ids, racks, capacities = (
         brokers.column(c).to_pylist() for c in ("broker_id", "rack", "capacity_bytes")
     )
@@ -385,7 +438,7 @@ def validate_snapshot(root: Path, options: ValidateOptions) -> Audit:
     return Audit(out + found.diagnostics, found.unlisted)
 
 
-def inventory_diagnostics(loaded: LoadedInventory) -> list[Diagnostic]:
+def inventory_diagnostics(loaded: CheckedInventory) -> list[Diagnostic]:
     """Findings about the inventory itself (MRC403, MRC7xx), at the nodes' declarations."""
     origins = {"broker": loaded.origins, "controller": loaded.controller_origins}
     out = []
