@@ -147,6 +147,13 @@ def render_rich(report: ValidationReport, *, color: bool) -> str:
 _TAGS = re.compile(r"((\\*)\[([a-z#/@][^[]*?)])")
 _ESCAPABLE = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
 _STRIPPED = dict.fromkeys((7, 8, 11, 12, 13))
+# the tags `_markup` writes; any other is made by untrusted text next to a value that closes
+# it (a message ending "[/", a context holding "]"), and is left to rich (which may refuse it)
+_OUR_TAGS = frozenset({"/", "green", "bold red", "bold yellow", "bold green", "dim", "cyan"})
+
+
+class _NotPlainError(Exception):
+    """The markup holds a tag `_plain` does not know: rich must render it."""
 
 
 def _escape_markup(text: str) -> str:
@@ -161,22 +168,24 @@ def _escape_markup(text: str) -> str:
 def _plain(markup: str) -> str:
     """What rich prints for ``markup`` (soft wrap, no emoji, no colour), less tabs: the text
     between tags (``\\[`` read as ``[``), each run of backslashes before a tag halved, and
-    an escaped tag as text (rich.markup._parse and render)."""
+    an escaped tag as text (rich.markup._parse and render). `_NotPlainError` for a tag that is
+    not one of ours."""
     if "[" not in markup:
         return markup.translate(_STRIPPED)
     out: list[str] = []
     position = 0
     for match in _TAGS.finditer(markup):
-        full, escapes, _tag = match.groups()
+        full, escapes, tag = match.groups()
         start, end = match.span()
         if start > position:
             out.append(markup[position:start].replace("\\[", "["))
         position = end
-        if escapes:
-            backslashes, escaped = divmod(len(escapes), 2)
-            out.append("\\" * backslashes)
-            if escaped:
-                out.append(full[len(escapes) :])
+        backslashes, escaped = divmod(len(escapes), 2)
+        out.append("\\" * backslashes)
+        if escaped:
+            out.append(full[len(escapes) :])
+        elif tag not in _OUR_TAGS:
+            raise _NotPlainError(tag)
     if position < len(markup):
         out.append(markup[position:].replace("\\[", "["))
     return "".join(out).translate(_STRIPPED)
@@ -201,8 +210,11 @@ def render_text(report: ValidationReport, *, color: bool = False) -> str:
     if color:
         return render_rich(report, color=True)
     out: list[str] = []
-    for markup in _markup(report, _escape_markup):
-        for line in _plain(markup).split("\n"):
-            out.append(_expand_tabs(line) if "\t" in line else line)
-            out.append("\n")
+    try:
+        for markup in _markup(report, _escape_markup):
+            for line in _plain(markup).split("\n"):
+                out.append(_expand_tabs(line) if "\t" in line else line)
+                out.append("\n")
+    except _NotPlainError:
+        return render_rich(report, color=False)
     return "".join(out)

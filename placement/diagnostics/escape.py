@@ -26,18 +26,23 @@ a report printed on a terminal stays inert.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_UNSAFE = re.compile(
+# compiled on first use (these classes take milliseconds to compile; most text is plain ASCII)
+_UNSAFE = (
     "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
 )
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = "[\ud800-\udfff]"
 # what JSON serialisers leave raw inside strings (they must escape C0, which outside strings
 # is whitespace)
-_JSON_RAW = re.compile(
-    "[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
-)
+_JSON_RAW = "[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
+
+
+@cache
+def _pattern(chars: str) -> re.Pattern[str]:
+    return re.compile(chars)
 
 
 def _visible(ch: str) -> str:
@@ -54,26 +59,33 @@ def _visible(ch: str) -> str:
 def escape(text: str, *, keep: str = "") -> str:
     """``text`` with every unsafe character as a visible escape; characters in ``keep``
     (only ``"\\n"`` and ``"\\t"`` make sense) stay as they are."""
-    if not _UNSAFE.search(text):
+    if text.isascii() and text.isprintable():  # the usual case: nothing unsafe
+        return text
+    unsafe = _pattern(_UNSAFE)
+    if not unsafe.search(text):
         return text
     if keep:
-        return _UNSAFE.sub(lambda m: m[0] if m[0] in keep else _visible(m[0]), text)
-    return _UNSAFE.sub(lambda m: _visible(m[0]), text)
+        return unsafe.sub(lambda m: m[0] if m[0] in keep else _visible(m[0]), text)
+    return unsafe.sub(lambda m: _visible(m[0]), text)
 
 
 def encodable(text: str) -> str:
     """``text`` with lone surrogates (bytes that were not UTF-8) as visible escapes."""
-    if not _SURROGATE.search(text):
+    if text.isascii():
         return text
-    return _SURROGATE.sub(lambda m: _visible(m[0]), text)
+    surrogate = _pattern(_SURROGATE)
+    if not surrogate.search(text):
+        return text
+    return surrogate.sub(lambda m: _visible(m[0]), text)
 
 
 def json_text(text: str) -> str:
     """JSON text (from a serialiser, its strings already `encodable`) with every unsafe
     character as a ``\\uXXXX`` escape; outside strings JSON has none, so the value is unchanged."""
-    if not _JSON_RAW.search(text):
+    raw = _pattern(_JSON_RAW)
+    if not raw.search(text):
         return text
-    return _JSON_RAW.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+    return raw.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def encodable_tree(value: Any) -> Any:

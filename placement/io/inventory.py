@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +12,6 @@ from placement.errors import InputError
 from placement.io.jsonsrc import ParsedJson, parse_json_file
 from placement.io.limits import BROKERS, INVENTORY_BYTES, PROPERTIES_BYTES, check_count
 from placement.io.positions import LineIndex, pointer, position_in
-from placement.io.properties import PropertiesSyntaxError, parse_properties
 from placement.io.textfile import read_text
 from placement.model.kafka import INT32_MAX, parse_ascii_int
 from placement.model.shapes import InventoryLike, NodeLike, exact_inventory
@@ -194,6 +191,9 @@ def _refuse_lone_cr(text: str, name: str) -> None:
 def _csv_rows(text: str, name: str) -> list[tuple[int, list[str]]]:
     """The rows that are not blank, each with the line it starts on (a quoted field may
     span lines)."""
+    import csv
+    import io
+
     reader = csv.reader(io.StringIO(text, newline=""))
     rows: list[tuple[int, list[str]]] = []
     try:
@@ -278,6 +278,7 @@ def _csv_broker(name: str, cols: list[str], line_no: int, row: list[str]) -> Bro
 
 
 def _load_properties_dir(path: Path) -> LoadedInventory:
+    from placement.io.properties import PropertiesSyntaxError, parse_properties
     from placement.model.inventory import Broker, Controller, Inventory
 
     brokers: list[Broker] = []

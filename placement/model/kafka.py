@@ -111,13 +111,14 @@ CP_TO_KAFKA: dict[str, str] = {
     "8.1": "4.1",
 }
 
-_IBP = re.compile(r"([0-9]+)\.([0-9]+)(?:\.([0-9]+))?(?:\.[0-9]+)?(?:-IV([0-9]+))?")
+# compiled when an IBP is given (re caches it)
+_IBP = r"([0-9]+)\.([0-9]+)(?:\.([0-9]+))?(?:\.[0-9]+)?(?:-IV([0-9]+))?"
 
 
 def parse_ibp_version(text: str) -> tuple[int, int] | None:
     """A real `inter.broker.protocol.version` (3.3, 3.3-IV3, 2.8.1, 0.10.2, 0.10.2-IV0)
     -> (major, minor) as Kafka compares them; None for anything Kafka would refuse."""
-    m = _IBP.fullmatch(text.strip())
+    m = re.fullmatch(_IBP, text.strip())
     if m is None:
         return None
     major, minor, third, iv = m.group(1), m.group(2), m.group(3), m.group(4)

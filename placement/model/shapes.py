@@ -8,6 +8,10 @@ as it is (nothing to coerce, nothing to report), and None when in doubt, where t
 decides. The rules read either form through the protocols below; what the two forms compute
 (promotion, racks, per-rack counts) is written once, here.
 
+The records are plain classes with ``__slots__``, not dataclasses: creating a dataclass costs
+about a millisecond here, and `validate` would pay it for each on every start. They are
+equal and shown by value, and not to be changed once made.
+
 tests/model/test_shapes.py holds the exact checks to the models.
 """
 
@@ -15,7 +19,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -106,25 +109,60 @@ def per_rack_of(
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class Rack:
-    rack: str
+class _Record:
+    """Equal, hashed and shown by the values of its slots."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, _Record)
+            and type(other) is type(self)
+            and (self._values() == other._values())
+        )
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        return f"{type(self).__name__}({shown})"
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    count: int
-    constraints: Rack
+class Rack(_Record):
+    __slots__ = ("rack",)
+
+    def __init__(self, rack: str) -> None:
+        self.rack = rack
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
+class Entry(_Record):
+    __slots__ = ("count", "constraints")  # noqa: RUF023 - in order: repr shows them so
+
+    def __init__(self, count: int, constraints: Rack) -> None:
+        self.count = count
+        self.constraints = constraints
+
+
+class Policy(_Record):
     """A schema-valid policy as plain data (what `exact_policy` makes)."""
 
-    version: int
-    replicas: tuple[Entry, ...]
-    observers: tuple[Entry, ...] = ()
-    observerPromotionPolicy: str | None = None  # noqa: N815 - Confluent's name
+    __slots__ = ("version", "replicas", "observers", "observerPromotionPolicy")  # noqa: RUF023
+
+    def __init__(
+        self,
+        version: int,
+        replicas: tuple[Entry, ...],
+        observers: tuple[Entry, ...] = (),
+        observerPromotionPolicy: str | None = None,  # noqa: N803 - Confluent's name
+    ) -> None:
+        self.version = version
+        self.replicas = replicas
+        self.observers = observers
+        self.observerPromotionPolicy = observerPromotionPolicy
 
     @property
     def promotion(self) -> PromotionPolicy:
@@ -262,21 +300,25 @@ def brokers_per_rack_of(brokers: Iterable[NodeLike]) -> Counter[str]:
     return Counter(b.rack for b in brokers if b.rack is not None)
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
+class Node(_Record):
     """A broker or a controller as plain data."""
 
-    id: int
-    rack: str | None = None
-    capacity_bytes: int | None = None
+    __slots__ = ("id", "rack", "capacity_bytes")  # noqa: RUF023
+
+    def __init__(self, id: int, rack: str | None = None, capacity_bytes: int | None = None) -> None:
+        self.id = id
+        self.rack = rack
+        self.capacity_bytes = capacity_bytes
 
 
-@dataclass(frozen=True, slots=True)
-class InventoryRecord:
+class InventoryRecord(_Record):
     """A schema-valid inventory as plain data (what `exact_inventory` makes)."""
 
-    brokers: tuple[Node, ...]
-    controllers: tuple[Node, ...] = ()
+    __slots__ = ("brokers", "controllers")
+
+    def __init__(self, brokers: tuple[Node, ...], controllers: tuple[Node, ...] = ()) -> None:
+        self.brokers = brokers
+        self.controllers = controllers
 
     @property
     def rack_of(self) -> Mapping[int, str | None]:

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from placement.errors import InputError, UsageError
-from placement.io.describe import looks_like_describe, parse_describe
 from placement.io.inventory import CheckedInventory
 from placement.io.jsonsrc import EncodingError, JsonSyntaxError, ParsedJson, decode_utf8, parse_json
 from placement.io.limits import (
@@ -21,7 +20,6 @@ from placement.io.limits import (
     too_large,
 )
 from placement.io.positions import LineIndex, Position
-from placement.io.properties import PropertiesSyntaxError, parse_properties
 from placement.model.diagnostic import Diagnostic, Severity
 from placement.model.kafka import ibp_hint, parse_ibp_version
 from placement.model.shapes import PolicyLike, exact_policy
@@ -266,6 +264,8 @@ def validate_json_bytes(data: bytes, file: str, ctx: CheckContext) -> list[Diagn
 
 def validate_properties_bytes(data: bytes, file: str, ctx: CheckContext) -> list[Diagnostic]:
     """Check every `confluent.*placement.constraints` value of a properties file."""
+    from placement.io.properties import PropertiesSyntaxError, parse_properties
+
     text, out = _decode(data, file)
     if text is None:
         return out
@@ -325,6 +325,7 @@ def check_describe(data: bytes, file: str, ctx: CheckContext) -> CheckedDescribe
     topic has, the flag standing in where the output shows none (the broker default).
     """
     # the audit needs numpy and pyarrow: loaded for describe output and snapshots only
+    from placement.io.describe import parse_describe
     from placement.rules.audit import audit, describe_locator, describe_snapshot
 
     text, out = _decode(data, file)
@@ -499,6 +500,12 @@ def discover(paths: Sequence[str | Path]) -> tuple[list[Path], list[Path]]:
     return list(found.values()), list(snapshots.values())
 
 
+def _looks_like_describe(data: bytes) -> bool:
+    from placement.io.describe import looks_like_describe  # the reader: describe output only
+
+    return looks_like_describe(data)
+
+
 def validate_paths(
     paths: Iterable[str | Path], options: ValidateOptions, *, notes: list[str] | None = None
 ) -> dict[str, list[Diagnostic]]:
@@ -522,7 +529,7 @@ def validate_paths(
             raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from None
         if suffix == ".properties":
             out[str(path)] = validate_properties_bytes(data, str(path), ctx)
-        elif suffix != ".json" and looks_like_describe(data):
+        elif suffix != ".json" and _looks_like_describe(data):
             checked = check_describe(data, str(path), ctx)
             out[str(path)] = checked.audit.diagnostics
             if checked.audit.unlisted is not None:
