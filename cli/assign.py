@@ -1,7 +1,5 @@
 """`mrc-plan assign`: plan a reassignment, check it, write it."""
 
-from __future__ import annotations
-
 import sys
 from collections.abc import Callable
 from enum import StrEnum

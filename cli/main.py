@@ -1,7 +1,5 @@
 """The `mrc-plan` command line. Thin: parse arguments, call placement/, render, exit."""
 
-from __future__ import annotations
-
 import contextlib
 import io
 import os
@@ -209,13 +207,13 @@ def _tool_version(fmt: Format) -> str:
     return __version__
 
 
-def _render_report(report: ValidationReport, fmt: Format, *, color: bool) -> str:
+def _render_report(report: "ValidationReport", fmt: Format, *, color: bool) -> str:
     """The report in ``fmt`` (not auto): a reporter of the library, or text from here."""
     from placement.diagnostics.reporters import Reporter
 
     from .render import render_text
 
-    def text(r: ValidationReport) -> str:
+    def text(r: "ValidationReport") -> str:
         return render_text(r, color=color)
 
     reporters: dict[str, Reporter] = {**REPORTERS, "text": text}

@@ -1,7 +1,5 @@
 """`mrc-plan plan show`: what a batched plan (or one reassignment file) will do."""
 
-from __future__ import annotations
-
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -173,11 +171,11 @@ class _Shown:
     """What `plan show` read: its JSON view (made once, for --format json and --report)
     and its text."""
 
-    make_view: Callable[[], PlanView]
+    make_view: Callable[[], "PlanView"]
     text: Callable[[], None]
-    _view: PlanView | None = None
+    _view: "PlanView | None" = None
 
-    def view(self) -> PlanView:
+    def view(self) -> "PlanView":
         if self._view is None:
             self._view = self.make_view()
         return self._view
@@ -218,7 +216,7 @@ def _read_file(path: Path) -> _Shown:
     return _Shown(lambda: reassignment_view(path, entries), lambda: _show_entries(path, entries))
 
 
-def _show_entries(path: Path, entries: list[PartitionAssignment]) -> None:
+def _show_entries(path: Path, entries: list["PartitionAssignment"]) -> None:
     from collections import Counter
 
     from rich.console import Console

@@ -1,7 +1,5 @@
 """`mrc-plan score`: rate plans against a cluster snapshot with Spark."""
 
-from __future__ import annotations
-
 import sys
 from enum import StrEnum
 from pathlib import Path

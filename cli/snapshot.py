@@ -1,7 +1,5 @@
 """`mrc-plan snapshot ...`: build, generate and inspect cluster snapshots."""
 
-from __future__ import annotations
-
 import sys
 import time
 from enum import StrEnum
@@ -191,7 +189,7 @@ def show(
     _show_text(report)
 
 
-def _show_text(s: SnapshotReport) -> None:
+def _show_text(s: "SnapshotReport") -> None:
     from rich.console import Console
     from rich.table import Table
 
