@@ -17,7 +17,6 @@ try:  # Ctrl-C while these load (most of the first 0.1 s): no traceback either
     from placement.errors import MrcPlanError
     from placement.schemas import SCHEMAS
 
-    from . import assign, plan, score, simulate, snapshot
     from .errors import (
         EXIT_FINDINGS,
         EXIT_OK,
@@ -54,17 +53,6 @@ def _typer() -> typer.Typer:
     )
 
 
-app = _typer()
-
-
-app.add_typer(snapshot.app, name="snapshot")
-app.command("assign")(assign.assign)
-app.add_typer(plan.app, name="plan")
-app.command("score")(score.score)
-app.command("simulate")(simulate.simulate)
-app.add_typer(score.cluster_app, name="spark-local-cluster")
-
-
 # The choices of `validate --format` and `schema NAME` come from the library's registries:
 # adding a reporter or a schema there is the only step. Members are named by their values;
 # mypy cannot list members computed at run time, hence the ignores.
@@ -81,7 +69,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def main(
     version: Annotated[
         bool,
@@ -144,7 +131,6 @@ ExitZeroOpt = Annotated[
 ]
 
 
-@app.command()
 @handle_errors
 def validate(
     paths: PathsArg,
@@ -233,7 +219,6 @@ def _rule_completion(incomplete: str) -> list[str]:
     return [w for w in words if w.startswith(incomplete)]
 
 
-@app.command()
 @handle_errors
 def rules(
     code: Annotated[
@@ -282,7 +267,6 @@ def rules(
     console.print(rule.doc(), markup=False)
 
 
-@app.command()
 @handle_errors
 def schema(
     name: Annotated[SchemaName | None, typer.Argument(help="Which schema to print.")] = None,
@@ -405,6 +389,41 @@ def _flush_stdout() -> int | None:
         os.close(devnull)
 
 
+def _full_app() -> typer.Typer:
+    """Every command, in the order --help lists them."""
+    from . import assign, plan, score, simulate, snapshot
+
+    full = _typer()
+    full.callback()(main)
+    full.add_typer(snapshot.app, name="snapshot")
+    full.command("assign")(assign.assign)
+    full.add_typer(plan.app, name="plan")
+    full.command("score")(score.score)
+    full.command("simulate")(simulate.simulate)
+    full.add_typer(score.cluster_app, name="spark-local-cluster")
+    full.command()(validate)
+    full.command()(rules)
+    full.command()(schema)
+    return full
+
+
+_APP: list[typer.Typer] = []  # the whole app, once made
+
+
+def _the_app() -> typer.Typer:
+    if not _APP:
+        _APP.append(_full_app())
+    return _APP[0]
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """`app`: the whole command tree, made on first use (`validate` runs a group of its
+    own, `_app_for`, and needs none of the other commands' modules)."""
+    if name == "app":
+        return _the_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _app_for(args: list[str]) -> typer.Typer:
     """The app to run for ``args``: for `validate`, a group holding only it. Click builds
     every command's parameters before it runs one (~25 ms for the fourteen here), and
@@ -412,7 +431,7 @@ def _app_for(args: list[str]) -> typer.Typer:
     before it hands over to the command (no options of its own were given) is the same;
     shell completion walks the whole tree, so it gets the whole app."""
     if not args or args[0] != "validate" or "_MRC_PLAN_COMPLETE" in os.environ:
-        return app
+        return _the_app()
     only = _typer()
     only.callback()(main)
     only.command("validate")(validate)
