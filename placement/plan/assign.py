@@ -194,7 +194,9 @@ def assign(
     before = req.before  # managed, by key
     context = PlanContext(inv, in_use, before, drained, excluded, fresh or None, caps, sizes)
     verify_plan(plan, context)
-    figures = balance_goals(inv, in_use, before, plan, drained, drained | excluded, caps, sizes)
+    figures = balance_goals(
+        inv, in_use, before, plan, drained, drained | excluded, caps, sizes, req.columns
+    )
     added, removed, moved = movement(plan, before, sizes)
     racks = inv.rack_of
     used = set(chain.from_iterable(map(_REPLICAS, assignments)))

@@ -19,6 +19,7 @@ from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
 from placement.plan.summary import BrokerFigures, RackFlow
 from placement.solver.capacity import bytes_held
+from placement.solver.columns import Columns, positions
 from placement.solver.core import per_topic
 
 
@@ -131,6 +132,64 @@ def _minmax(counts: Mapping[int, int], ids: Sequence[int]) -> tuple[int, int]:
 
 _REPLICAS = attrgetter("replicas")
 _TOPIC = attrgetter("topic")
+_KEY = attrgetter("key")
+
+
+class TopicTable:
+    """Replicas per (topic, broker) as a table of the topics and brokers given (a
+    cluster's state holds up to millions of such pairs: counted as arrays, not as a dict);
+    a pair outside it counts 0 until set, and is kept aside."""
+
+    def __init__(self, topics: list[str], brokers: list[int], table: np.ndarray) -> None:
+        self.topics = topics
+        self.brokers = brokers
+        self.row = dict(zip(topics, range(len(topics)), strict=True))
+        self.column = dict(zip(brokers, range(len(brokers)), strict=True))
+        self.table = table
+        self.aside: Counter[tuple[str, int]] = Counter()
+
+    def __getitem__(self, pair: tuple[str, int]) -> int:
+        t, b = self.row.get(pair[0]), self.column.get(pair[1])
+        return self.aside[pair] if t is None or b is None else int(self.table[t, b])
+
+    def __setitem__(self, pair: tuple[str, int], n: int) -> None:
+        t, b = self.row.get(pair[0]), self.column.get(pair[1])
+        if t is None or b is None:
+            self.aside[pair] = n
+        else:
+            self.table[t, b] = n
+
+    def copy(self) -> TopicTable:
+        out = TopicTable(self.topics, self.brokers, self.table.copy())
+        out.aside = Counter(self.aside)
+        return out
+
+    def counts(self) -> Counter[tuple[str, int]]:
+        """Every pair held (count not 0), as a `Counter`."""
+        t, b = np.nonzero(self.table)
+        pairs = zip(
+            map(self.topics.__getitem__, t.tolist()),
+            map(self.brokers.__getitem__, b.tolist()),
+            strict=True,
+        )
+        out = Counter(dict(zip(pairs, self.table[t, b].tolist(), strict=True)))
+        out.update({k: n for k, n in self.aside.items() if n})
+        return out
+
+    def spread(self, racks: Mapping[str, Sequence[int]]) -> int | None:
+        """The worst (topic, rack) spread, as `_Racks.topic_spread` (None when pairs are
+        kept aside: then count them that way)."""
+        if any(self.aside.values()):
+            return None
+        worst = 0
+        for ids in racks.values():
+            at = [self.column[b] for b in ids if b in self.column]
+            if not at or not self.table.size:
+                continue
+            part = self.table[:, at]
+            low = part.min(axis=1) if len(at) == len(ids) else 0
+            worst = max(worst, int((part.max(axis=1) - low).max()))
+        return worst
 
 
 @dataclass
@@ -139,7 +198,7 @@ class Tally:
 
     load: Counter[int]
     leaders: Counter[int]
-    per_topic: Counter[tuple[str, int]]  # (topic, broker)
+    per_topic: Counter[tuple[str, int]] | TopicTable  # (topic, broker)
     lead_racks: set[str]
 
     @classmethod
@@ -158,13 +217,76 @@ class Tally:
             )
         return cls(*counted, {lead_of[t] for t in names if t in lead_of})
 
+    @classmethod
+    def of_columns(
+        cls,
+        cols: Columns,
+        lead_of: Mapping[str, str],
+        topics: Iterable[str],
+        brokers: Iterable[int],
+    ) -> Tally | None:
+        """`of` the partitions of ``cols``, from its arrays; the (topic, broker) table
+        also has rows and columns for ``topics`` and ``brokers`` (those a plan may add).
+        None when that table would be too large (then `of`)."""
+        names = list(dict.fromkeys(chain(cols.names, topics)))
+        if cols.flat.size and cols.flat.min() >= 0 and cols.flat.max() < _CELLS:
+            held_ids = np.flatnonzero(np.bincount(cols.flat)).tolist()
+        else:
+            held_ids = np.unique(cols.flat).tolist()
+        ids = sorted(set(brokers).union(held_ids))
+        if len(names) * len(ids) > _CELLS:
+            return None
+        at = positions(cols.flat, ids)
+        load = np.bincount(at, minlength=len(ids))
+        has = cols.sizes > 0
+        led = np.bincount(at[cols.starts[has]], minlength=len(ids))
+        cells = np.bincount(cols.topic[cols.row] * len(ids) + at, minlength=len(names) * len(ids))
+        table = cells.reshape(len(names), len(ids))
+        held = np.flatnonzero(np.bincount(cols.topic[has], minlength=len(cols.names))).tolist()
+        return cls(
+            _nonzero(ids, load),
+            _nonzero(ids, led),
+            TopicTable(names, ids, table),
+            {lead_of[cols.names[t]] for t in held if cols.names[t] in lead_of},
+        )
+
     def copy(self) -> Tally:
+        per_topic = self.per_topic
         return Tally(
             Counter(self.load),
             Counter(self.leaders),
-            Counter(self.per_topic),
+            per_topic.copy() if isinstance(per_topic, TopicTable) else Counter(per_topic),
             set(self.lead_racks),
         )
+
+    def apply_table(
+        self, gone: Sequence[PartitionAssignment], come: Sequence[PartitionAssignment]
+    ) -> bool:
+        """`apply` -1 for each of ``gone``, then +1 for each of ``come``, into the table
+        a whole list at a time; False (nothing changed) when a pair lies outside it."""
+        table = self.per_topic
+        assert isinstance(table, TopicTable)
+        changes = []
+        for sign, parts in ((-1, gone), (1, come)):
+            parts = [a for a in parts if a.replicas]
+            reps = list(map(_REPLICAS, parts))
+            try:
+                rows = list(map(table.row.__getitem__, map(_TOPIC, parts)))
+                cols = list(map(table.column.__getitem__, chain.from_iterable(reps)))
+            except KeyError:
+                return False
+            at_rows = np.repeat(np.array(rows, dtype=np.int64), list(map(len, reps)))
+            changes.append((sign, reps, at_rows, np.array(cols, dtype=np.int64)))
+        for sign, reps, at_rows, at_cols in changes:
+            np.add.at(table.table, (at_rows, at_cols), sign)
+            firsts = list(map(itemgetter(0), reps))
+            if sign > 0:
+                self.load.update(chain.from_iterable(reps))
+                self.leaders.update(firsts)
+            else:
+                self.load.subtract(chain.from_iterable(reps))
+                self.leaders.subtract(firsts)
+        return True
 
     def apply(self, a: PartitionAssignment, sign: int) -> None:
         if not a.replicas:
@@ -173,6 +295,11 @@ class Tally:
         for b in a.replicas:
             self.load[b] += sign
             self.per_topic[(a.topic, b)] += sign
+
+
+def _nonzero(ids: list[int], counts: np.ndarray) -> Counter[int]:
+    held = np.flatnonzero(counts)
+    return Counter(dict(zip(np.asarray(ids)[held].tolist(), counts[held].tolist(), strict=True)))
 
 
 # the most (topic, broker) cells `_counted` counts in one array (8 bytes each)
@@ -241,12 +368,17 @@ class _Racks:
             ),
         )
 
-    def topic_spread(self, per_topic: Mapping[tuple[str, int], int]) -> int:
+    def topic_spread(self, per_topic: Mapping[tuple[str, int], int] | TopicTable) -> int:
         """The worst (topic, rack) spread: max - min replicas of the topic over the rack's
         brokers, for every topic with a replica in the rack (where it has none, the spread
         is 0). From the (topic, broker) counts as arrays, grouped by (topic, rack): a
         broker missing from them holds none, so a rack's minimum is 0 unless every broker
         of it holds the topic."""
+        if isinstance(per_topic, TopicTable):
+            worst = per_topic.spread(self.ids)
+            if worst is not None:
+                return worst
+            per_topic = per_topic.counts()
         n = len(per_topic)
         racks = {r: i for i, r in enumerate(self.ids)}
         rack_at = {b: racks[r] for b, r in self.rack_of.items() if r is not None}
@@ -277,20 +409,28 @@ def balance_goals(
     unusable: frozenset[int],
     caps: Mapping[int, int],
     sizes: Mapping[Key, int],
+    columns: Columns | None = None,
 ) -> BalanceFigures:
     """The balance goals before and after, the per-rack tables: replicas per broker
     (drained brokers left out) and preferred leaders per broker of each lead rack (drained
-    and excluded left out), and every broker's load."""
+    and excluded left out), and every broker's load. ``columns``: ``before``'s partitions
+    in its order as arrays, if at hand (then counted from them)."""
     racks = _Racks(inventory, unusable)
     lead_of = {t: p.lead_rack for t, p in policies.items()}
-    t0 = Tally.of(before.values(), lead_of)
+    t0 = None
+    if columns is not None:
+        added = chain.from_iterable(map(_REPLICAS, plan))
+        t0 = Tally.of_columns(columns, lead_of, map(_TOPIC, plan), chain(inventory.rack_of, added))
+    if t0 is None:
+        t0 = Tally.of(before.values(), lead_of)
     t1 = t0.copy()
-    for a in plan:
-        for sign, x in ((-1, before.get(a.key)), (1, a)):
-            if x is not None:
-                t1.apply(x, sign)
-        if a.topic in lead_of:
-            t1.lead_racks.add(lead_of[a.topic])
+    olds = [x for x in map(before.get, map(_KEY, plan)) if x is not None]
+    if not isinstance(t1.per_topic, TopicTable) or not t1.apply_table(olds, plan):
+        for a in plan:
+            for sign, x in ((-1, before.get(a.key)), (1, a)):
+                if x is not None:
+                    t1.apply(x, sign)
+    t1.lead_racks.update(lead_of[t] for t in map(_TOPIC, plan) if t in lead_of)
     b0, b1 = racks.figures(t0), racks.figures(t1)
     goals = [
         Goal("rack spread (replicas per broker, worst rack)", b1[0], b1[3], b0[0]),
@@ -311,9 +451,8 @@ def balance_goals(
                 0,
             ),
         )
-    brokers = _brokers(
-        inventory, drained, unusable - drained, (t0, t1), _bytes(before, plan, sizes, t0.load)
-    )
+    held = _bytes(before, plan, sizes, t0.load, t1.load)
+    brokers = _brokers(inventory, drained, unusable - drained, (t0, t1), held)
     return BalanceFigures(goals, *_tables(inventory, drained, racks, t0, t1), brokers)
 
 
@@ -353,11 +492,20 @@ def _bytes(
     plan: Sequence[PartitionAssignment],
     sizes: Mapping[Key, int],
     load: Counter[int],
+    after_load: Counter[int] | None = None,
 ) -> tuple[_Held, _Held]:
     """Bytes per broker before and after the plan, each with the count of replicas whose
     size is unknown there (a partition the plan creates holds no data yet). ``load``:
-    replicas per broker before (all of unknown size when there are no sizes at all)."""
+    replicas per broker before (all of unknown size when there are no sizes at all), and
+    ``after_load`` after the plan, if counted."""
     held: Counter[int] = Counter()
+    if not sizes and after_load is not None:
+        # every replica of a partition that exists is of unknown size, and a partition
+        # the plan creates holds nothing yet: no byte is known before or after
+        created = chain.from_iterable(a.replicas for a in plan if a.key not in before)
+        unknown_after = Counter(after_load)
+        unknown_after.subtract(created)
+        return (held, Counter(load)), (Counter(), unknown_after)
     if sizes:
         unknown: Counter[int] = Counter()
         for key, a in before.items():

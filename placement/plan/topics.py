@@ -18,6 +18,7 @@ diagnostics.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 from dataclasses import dataclass
@@ -246,14 +247,28 @@ class _Policies:
         self._directory = directory
         self._confine = confine
         self._referenced: dict[str, PlacementPolicy | None] = {}
+        # inline policies found clean, by their JSON and min ISR: a file of a thousand
+        # topics often writes a handful of policies (a document with a key written twice
+        # is checked policy by policy: the key's findings are where it is)
+        self._clean: dict[tuple[str, int | None], PlacementPolicy] | None = (
+            None if src.doc.duplicates else {}
+        )
         self.diagnostics: list[Diagnostic] = []
 
     def at(self, ptr: str, value: Any, ctx: CheckContext) -> PlacementPolicy | None:
         """The policy written or referenced at ``ptr``; None when it is not one."""
         if isinstance(value, str):
             return self._reference(ptr, value, ctx)
+        key = None
+        if self._clean is not None and isinstance(value, dict):
+            key = (json.dumps(value), ctx.min_insync_replicas)
+            known = self._clean.get(key)
+            if known is not None:
+                return known
         diagnostics, policy = check_policy_value(self._src.doc, ptr, self._src.name, ctx)
         self.diagnostics.extend(diagnostics)
+        if key is not None and policy is not None and not diagnostics and self._clean is not None:
+            self._clean[key] = policy
         return policy
 
     def _reference(self, ptr: str, ref: str, ctx: CheckContext) -> PlacementPolicy | None:

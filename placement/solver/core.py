@@ -33,6 +33,7 @@ from ortools.graph.python import min_cost_flow
 
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.policy import PlacementPolicy
+from placement.solver.columns import Columns, positions, sums
 from placement.solver.flow import Item, RackFlow, Targets, water_level
 from placement.solver.repair import Request
 
@@ -87,8 +88,17 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
     expect = {t: _Expected.of(p) for t, p in policies.items()}
     repair_bound: dict[str, int] = {}
     parts = list(before.values())
-    meets = _meeting(parts, list(map(expect.get, map(itemgetter(0), before))), home)
-    _tally_kept(racks, home, list(compress(before, meets)), list(compress(parts, meets)), rebalance)
+    cols = req.columns
+    judged = None if cols is None else _meeting_columns(cols, parts, expect, home)
+    if cols is None or judged is None:
+        meets = _meeting(parts, list(map(expect.get, map(itemgetter(0), before))), home)
+        keys = list(compress(before, meets))
+        _tally_kept(racks, home, keys, list(compress(parts, meets)), rebalance)
+    else:
+        meets = judged.tolist()
+        _tally_columns(racks, home, cols, judged, rebalance)
+        if rebalance:
+            _tally_on(racks, home, list(compress(before, meets)), list(compress(parts, meets)))
     for key, a in compress(before.items(), map(not_, meets)):
         reps = a.replicas
         at = [home.get(b) for b in reps]
@@ -447,6 +457,135 @@ def _meeting(
     for i in compress(range(len(parts)), map(not_, as_tail)):  # the same brokers, reordered
         as_tail[i] = set(tails[i]) == set(observers[i])
     return list(map(all, zip(placed, distinct, as_tail, strict=True)))
+
+
+def _meeting_columns(
+    cols: Columns,
+    parts: list[PartitionAssignment],
+    expect: Mapping[str, _Expected],
+    home: Mapping[int, str],
+) -> np.ndarray | None:
+    """`_meeting` over the columns of ``parts``, at C speed: each partition's racks, sync
+    and observer, counted into one 64-bit number per partition (a field of bits per rack
+    and kind, and one for brokers that are away) and compared with its policy's. None when
+    those fields do not fit in 64 bits or a list is longer than `_LONGEST` (then one
+    partition at a time)."""
+    expected = [expect.get(name) for name in cols.names]
+    wanted = [e for e in expected if e is not None]
+    racks = sorted(set(home.values()).union(*(e.per_rack for e in wanted)))
+    code = {r: i for i, r in enumerate(racks)}
+    asked = [len(e.sync) + len(e.observers) for e in wanted]
+    longest = max([int(cols.sizes.max(initial=0)), *asked])
+    width = longest.bit_length()  # any count of one rack and kind fits its field
+    fits = (2 * len(racks) + 1) * width <= 64
+    if not fits or longest > _LONGEST or (cols.observers > cols.sizes).any():
+        return None
+    # each replica's field: its rack's, as a sync replica or an observer, or "away"
+    # (unusable): a partition meets the policy's racks when its fields count as the
+    # policy's (so none away)
+    home_ids = list(home)
+    n_racks = len(racks)
+    rack = np.array([code[home[b]] for b in home_ids] + [2 * n_racks], dtype=np.int64)
+    field = rack[positions(cols.flat, home_ids)]
+    k = cols.observers
+    ends = np.cumsum(cols.sizes)
+    tail = (
+        np.repeat(ends - k, k) + np.arange(cols.observer_flat.size) - np.repeat(np.cumsum(k) - k, k)
+    )
+    field[tail] += np.where(field[tail] < n_racks, n_racks, 0)
+    bits = np.array(
+        [1 << (f * width) for f in range(2 * n_racks)] + [1 << (2 * n_racks * width)],
+        dtype=np.uint64,
+    )
+    counted = sums(bits[field], cols.sizes)
+    want = np.zeros(len(expected), dtype=np.uint64)
+    lead = np.full(len(expected), -2, dtype=np.int64)  # -2: no policy, so never met
+    for i, e in enumerate(expected):
+        if e is not None:
+            lead[i] = code.get(e.lead_rack, -2)
+            fields = [code[r] for r in e.sync] + [n_racks + code[r] for r in e.observers]
+            want[i] = sum(1 << (f * width) for f in fields)
+    has = cols.sizes > 0
+    first = np.full(len(cols), -1, dtype=np.int64)  # the leader's rack (-1: away)
+    first[has] = field[cols.starts[has]]
+    first = np.where(first == 2 * n_racks, -1, first % n_racks)
+    t = cols.topic
+    met: np.ndarray = has & (first == lead[t]) & (counted == want[t])
+    # no broker twice: each replica against those 1, 2, ... places before it in its list
+    twice = np.zeros(cols.flat.size, dtype=bool)
+    for d in range(1, longest):
+        twice[d:] |= (cols.flat[d:] == cols.flat[:-d]) & (cols.place[d:] >= d)
+    met &= sums(twice.astype(np.int64), cols.sizes) == 0
+    # the observers: the replicas' tail (or the same brokers in another order)
+    if cols.observer_flat.size:
+        differs = sums((cols.flat[tail] != cols.observer_flat).astype(np.int64), k) > 0
+        for i in np.flatnonzero(differs & met).tolist():
+            a = parts[i]
+            met[i] = set(a.replicas[len(a.replicas) - len(a.observers) :]) == set(a.observers)
+    return met
+
+
+_LONGEST = 64  # the longest replica list `_meeting_columns` judges
+
+
+def _tally_columns(
+    racks: Mapping[str, _RackState],
+    home: Mapping[int, str],
+    cols: Columns,
+    meets: np.ndarray,
+    rebalance: bool,
+) -> None:
+    """`_tally_kept` over the columns (its ``rebalance`` lists aside, `_tally_on`): the
+    replicas, preferred leaders and (topic, broker) pairs of the partitions that meet
+    their policy, counted as arrays (all of their brokers are at home)."""
+    home_ids = list(home)
+    n_home = len(home_ids)
+    kept = np.repeat(meets, cols.sizes)
+    at = positions(cols.flat[kept], home_ids)
+    firsts = cols.starts[meets & (cols.sizes > 0)]
+    load = np.bincount(at, minlength=n_home).tolist()
+    led = np.bincount(positions(cols.flat[firsts], home_ids), minlength=n_home).tolist()
+    for b, n, m in zip(home_ids, load, led, strict=True):
+        st = racks[home[b]]
+        if n:
+            st.base[b] += n
+            if rebalance:
+                st.kept[b] += n
+        if m:
+            st.leaders[b] += m
+    cells = cols.topic[cols.row[kept]] * n_home + at
+    if len(cols.names) * n_home <= _CELLS:
+        counts = np.bincount(cells, minlength=len(cols.names) * n_home)
+        cells = np.flatnonzero(counts)
+        counts = counts[cells]
+    else:
+        cells, counts = np.unique(cells, return_counts=True)
+    rack_of = np.array([sorted(racks).index(home[b]) for b in home_ids], dtype=np.int64)
+    order = np.argsort(rack_of[cells % n_home], kind="stable")
+    cells, counts = cells[order], counts[order]
+    bounds = np.searchsorted(rack_of[cells % n_home], np.arange(len(racks) + 1))
+    for r, rack in enumerate(sorted(racks)):
+        span = slice(int(bounds[r]), int(bounds[r + 1]))
+        topics = map(cols.names.__getitem__, (cells[span] // n_home).tolist())
+        brokers = map(home_ids.__getitem__, (cells[span] % n_home).tolist())
+        # the first count of each pair: the tallies are empty
+        pairs = zip(topics, brokers, strict=True)
+        dict.update(racks[rack].topic_base, zip(pairs, counts[span].tolist(), strict=True))
+
+
+_CELLS = 1 << 24  # the most (topic, broker) cells `_tally_columns` counts as one array
+
+
+def _tally_on(
+    racks: Mapping[str, _RackState],
+    home: Mapping[int, str],
+    keys: list[Key],
+    parts: list[PartitionAssignment],
+) -> None:
+    """--rebalance: which partitions each broker holds, of those that meet their policy."""
+    for key, a in zip(keys, parts, strict=True):
+        for b in a.replicas:
+            racks[home[b]].on[b].append(key)
 
 
 def _tally_kept(

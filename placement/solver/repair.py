@@ -16,6 +16,7 @@ from operator import attrgetter
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
+from placement.solver.columns import Columns
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,11 @@ class Request:
         topics = map(attrgetter("topic"), self.current)
         keys = zip(topics, map(attrgetter("partition"), self.current), strict=True)
         return dict(zip(keys, self.current, strict=True))
+
+    @cached_property
+    def columns(self) -> Columns | None:
+        """``before``'s partitions, in its order, as columns (None: see `Columns.of`)."""
+        return Columns.of(list(self.before.values()))
 
 
 def lower_bound(req: Request) -> dict[str, int]:

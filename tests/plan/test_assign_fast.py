@@ -15,7 +15,17 @@ from placement.model.assignment import PartitionAssignment
 from placement.model.inventory import Broker, Inventory
 from placement.model.policy import PlacementPolicy
 from placement.plan.balance import _Racks
-from placement.solver.core import _Expected, _meeting, per_topic
+from placement.solver.columns import Columns
+from placement.solver.core import (
+    _Expected,
+    _meeting,
+    _meeting_columns,
+    _RackState,
+    _tally_columns,
+    _tally_kept,
+    _tally_on,
+    per_topic,
+)
 from placement.solver.flow import Item, RackFlow, _solve
 
 RACKS = ("east", "west", "north")
@@ -97,11 +107,26 @@ def test_partitions_meeting_their_policy_are_judged_as_one_by_one(seed: int) -> 
         lead = next(b for b in sync if b in members["east"])
         sync.remove(lead)
         parts.append(PartitionAssignment("a", p, (lead, *sync, n[0]), (n[0],)))
+    parts += [PartitionAssignment("a", p, ()) for p in range(500, 503)]  # no replica at all
     exps = [expected.get(a.topic) for a in parts]
     got = _meeting(parts, exps, home)
     want = [e is not None and _met(e, a, home) for e, a in zip(exps, parts, strict=True)]
     assert got == want
     assert 50 < sum(want) < len(parts)
+    cols = Columns.of(parts)
+    assert cols is not None
+    judged = _meeting_columns(cols, parts, expected, home)
+    assert judged is not None and judged.tolist() == want
+    # the tallies of what they keep, as arrays and one partition at a time
+    keys = [a.key for a in parts]
+    slow = {r: _RackState(ids) for r, ids in members.items()}
+    fast = {r: _RackState(ids) for r, ids in members.items()}
+    met = [a for a, m in zip(parts, want, strict=True) if m]
+    _tally_kept(slow, home, [a.key for a in met], met, True)
+    _tally_columns(fast, home, cols, judged, True)
+    _tally_on(fast, home, [k for k, m in zip(keys, want, strict=True) if m], met)
+    for r in members:
+        assert vars(fast[r]) == vars(slow[r])
 
 
 @pytest.mark.parametrize("grouped", [True, False])

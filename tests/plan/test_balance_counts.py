@@ -1,8 +1,10 @@
-"""The balance figures' tally counted as arrays (`_counted`) is the tally counted one
-replica at a time: per broker, per preferred leader and per (topic, broker)."""
+"""The balance figures' tally counted as arrays (`_counted`, or from a request's columns)
+is the tally counted one replica at a time: per broker, per preferred leader and per
+(topic, broker); the figures from either are the same."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from itertools import chain
 
@@ -12,7 +14,10 @@ from hypothesis import strategies as st
 
 import placement.plan.balance as balance
 from placement.model.assignment import PartitionAssignment
-from placement.plan.balance import Tally
+from placement.model.inventory import Broker, Inventory
+from placement.model.policy import PlacementPolicy
+from placement.plan.balance import Tally, TopicTable, balance_goals
+from placement.solver.columns import Columns
 from placement.solver.core import per_topic
 
 
@@ -55,3 +60,50 @@ def test_too_many_cells_are_counted_one_by_one(monkeypatch: pytest.MonkeyPatch) 
     tally = Tally.of(state, {})
     assert tally.load == Counter(chain.from_iterable(a.replicas for a in state))
     assert tally.per_topic == per_topic(columns[1], columns[2])
+
+
+@settings(max_examples=200, deadline=None)
+@given(states())
+def test_the_tally_of_columns_is_the_tally(state: list[PartitionAssignment]) -> None:
+    cols = Columns.of(state)
+    assert cols is not None
+    lead_of = {"a": "r1", "e": "r2"}
+    tally = Tally.of_columns(cols, lead_of, ["new"], [7, 8])
+    if tally is None:  # broker ids past the table's size
+        return
+    plain = Tally.of(state, lead_of)
+    assert tally.load == plain.load and tally.leaders == plain.leaders
+    assert isinstance(tally.per_topic, TopicTable)
+    assert tally.per_topic.counts() == plain.per_topic
+    assert tally.lead_racks == plain.lead_racks
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_balance_figures_from_columns_are_those_counted_one_by_one(seed: int) -> None:
+    """A plan that moves replicas, creates partitions and a topic, on brokers the state
+    does not use yet: the same goals, tables and broker figures either way."""
+    rng = random.Random(seed)
+    racks = {"r1": [1, 2, 3, 4], "r2": [5, 6, 7], "r3": [8, 9]}
+    inv = Inventory(brokers=[Broker(id=b, rack=r) for r, ids in racks.items() for b in ids])
+    policies = {
+        t: PlacementPolicy.model_validate(
+            {"version": 2, "replicas": [{"count": 1, "constraints": {"rack": r}}]}
+        )
+        for t, r in (("a", "r1"), ("b", "r2"), ("new", "r3"))
+    }
+    used = [1, 2, 3, 5, 6, 8, 12]  # 12: not in the inventory
+    before = {}
+    for p in range(rng.randint(1, 40)):
+        topic = rng.choice(["a", "b", "c"])
+        before[(topic, p)] = PartitionAssignment(
+            topic, p, tuple(rng.sample(used, rng.randint(0, 3)))
+        )
+    plan = [
+        PartitionAssignment(a.topic, a.partition, tuple(rng.sample(range(1, 10), 2)))
+        for a in rng.sample(list(before.values()), len(before) // 2)
+    ]
+    plan += [PartitionAssignment("new", p, (rng.randint(1, 9),)) for p in range(3)]
+    drained = frozenset({rng.choice([1, 5])})
+    args = (inv, policies, before, plan, drained, drained | {9}, {}, {})
+    cols = Columns.of(list(before.values()))
+    assert balance_goals(*args) == balance_goals(*args, cols)

@@ -267,3 +267,18 @@ def test_a_referenced_policy_is_checked_once_per_min_isr(
     found = [d.code for d in err.value.diagnostics if d.severity == "error"]
     assert found == ["MRC501"] * checks
     assert {d.file for d in err.value.diagnostics} == {str(tmp_path / "p.json")}
+
+
+def test_a_policy_written_again_is_checked_again_where_it_differs(tmp_path: Path) -> None:
+    """Four topics write the same policy: one check serves those it is clean for; under
+    another min ISR it is checked again, and each topic's finding points into its own
+    entry."""
+    topics = [{"name": f"t{i}", "partitions": 3, "placement": POLICY} for i in range(4)]
+    specs = read_topics(_write(tmp_path, {"topics": topics}))
+    assert [s.name for s in specs] == ["t0", "t1", "t2", "t3"]
+    assert all(s.policy == specs[0].policy for s in specs)
+    topics[1]["min_isr"] = topics[3]["min_isr"] = 3
+    with pytest.raises(InvalidPoliciesError) as err:
+        read_topics(_write(tmp_path, {"topics": topics}))
+    errors = [d for d in err.value.diagnostics if d.severity == "error"]
+    assert [(d.code, d.pointer.split("/")[2]) for d in errors] == [("MRC501", "1"), ("MRC501", "3")]

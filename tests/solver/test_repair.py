@@ -150,15 +150,14 @@ def test_random_clusters_always_pass_the_checker(
     ]
     # drain the last brokers of the first rack, as far as every policy still fits
     first_rack = [b.id for b in inv.brokers if b.rack == inv.brokers[0].rack]
-    need = (
-        max(
+    need = max(
+        (
             s + o
             for p in policies.values()
             for r, (s, o) in p.per_rack().items()
             if r == inv.brokers[0].rack
-        )
-        if policies
-        else 0
+        ),
+        default=0,  # no policy puts a replica in the first rack
     )
     drained = frozenset(first_rack[: max(0, min(drain, len(first_rack) - need))])
     check(Request(inv, policies, current, drained=drained))
