@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from placement.io.positions import LineIndex, Position, escape_token, parent_pointers
 
@@ -91,8 +91,7 @@ class EncodingError(Exception):
         self.hint = hint
 
 
-@dataclass(frozen=True, slots=True)
-class DuplicateKey:
+class DuplicateKey(NamedTuple):  # a named tuple: cheaper to create than a dataclass
     pointer: str  # pointer of the repeated member
     key: str
     offset: int

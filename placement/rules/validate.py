@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from placement.errors import InputError, UsageError
 from placement.io.inventory import CheckedInventory
@@ -57,8 +57,8 @@ def parse_ibp(text: str) -> tuple[int, int]:
     return version
 
 
-@dataclass(frozen=True)
-class ValidateOptions:
+# the records below are named tuples: cheaper to create than dataclasses, at every start
+class ValidateOptions(NamedTuple):
     inventory: CheckedInventory | None = None
     min_insync_replicas: int | None = None
     ibp: tuple[int, int] | None = None
@@ -92,8 +92,7 @@ def _diag(
     )
 
 
-@dataclass(frozen=True)
-class CheckedPolicy:
+class CheckedPolicy(NamedTuple):
     """A policy's findings, and the policy itself when it is schema-valid."""
 
     diagnostics: list[Diagnostic]
@@ -306,8 +305,7 @@ def validate_properties_bytes(data: bytes, file: str, ctx: CheckContext) -> list
     return out
 
 
-@dataclass(frozen=True)
-class CheckedDescribe:
+class CheckedDescribe(NamedTuple):
     """What `validate` finds in one describe output: the policies' findings and the
     audit's (MRC9xx, capped), and whether the audit went without racks."""
 
