@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from placement.io.columns import Columns
 from placement.io.describe import SNIFF_BYTES, looks_like_describe, read_describe
-from placement.io.reassignment import read_reassignment
+from placement.io.reassignment import read_plan_file
 from placement.model.assignment import Key, PartitionAssignment
 
 if TYPE_CHECKING:  # pydantic and pyarrow load only to read what needs them (a snapshot,
@@ -36,6 +37,7 @@ class CurrentState:
     # each partition's ISR (None: not recorded) and leader (None: none, or not recorded)
     isr: list[Isr] | None = None
     leaders: list[int | None] | None = None
+    columns: Columns | None = None  # `assignments` as arrays, when the reader made them
 
 
 def _shared(isr: tuple[int, ...], a: PartitionAssignment) -> tuple[int, ...]:
@@ -90,4 +92,5 @@ def read_current(path: str | Path) -> CurrentState:
         ]
         leaders = [d.leader for d in described.partitions]
         return CurrentState(parts, policies, {}, min_isr, isr, leaders)
-    return CurrentState(read_reassignment(p))
+    plan = read_plan_file(p)
+    return CurrentState(plan.entries, columns=plan.columns)

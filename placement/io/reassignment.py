@@ -23,10 +23,9 @@ from __future__ import annotations
 import gc
 import json
 import re
-from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain, compress, repeat
 from operator import contains, is_, itemgetter, lt
@@ -38,6 +37,7 @@ import orjson
 
 from placement.errors import InputError
 from placement.io.atomic import open_atomic
+from placement.io.columns import Columns
 from placement.io.jsonsrc import (
     MAX_DEPTH,
     JsonSyntaxError,
@@ -47,6 +47,7 @@ from placement.io.jsonsrc import (
     is_json_int,
     parse_json,
 )
+from placement.io.ownlayout import OWN_HEADER, assignments, read_own_layout
 from placement.io.positions import LineIndex, Position, escape_token, parent_pointers, position_in
 from placement.io.textfile import read_text
 from placement.model.assignment import PartitionAssignment
@@ -56,7 +57,6 @@ CURRENT_TITLE = "Current partition replica assignment"
 CURRENT_BLOCK = re.compile(rf"^\s*{CURRENT_TITLE}\s*$", re.MULTILINE)
 PROPOSED_BLOCK = re.compile(r"^\s*Proposed partition reassignment configuration\s*$", re.MULTILINE)
 # the first line of the files `render_reassignment` writes: then one entry per line
-OWN_HEADER = '{"version":1,"partitions":['
 SHAPE_HINT = '{"version": 1, "partitions": [{"topic": ..., "partition": ..., "replicas": [...]}]}'
 
 
@@ -244,9 +244,7 @@ class _Batches:
         pairs = np.fromiter(map(self.index.__getitem__, topics), np.int64, count) << 31
         pairs |= np.fromiter(numbers, np.int64, count)
         self.pairs.append(pairs)
-        return _assignments(
-            topics, numbers, list(map(tuple, replicas)), list(map(tuple, observers))
-        )
+        return assignments(topics, numbers, list(map(tuple, replicas)), list(map(tuple, observers)))
 
     def _legal(self, topics: list[str]) -> bool:
         """Whether every name in ``topics`` is a legal topic name (each new one numbered)."""
@@ -295,23 +293,6 @@ def _optional(
         list(compress(map(dict.get, parts, repeat("log_dirs")), has_dirs)),
         has_dirs,
     )
-
-
-# the fields of a PartitionAssignment, each set by `_assignments` (which calls no __init__)
-_FIELDS = ("topic", "partition", "replicas", "observers")
-assert tuple(f.name for f in fields(PartitionAssignment)) == _FIELDS
-assert not hasattr(PartitionAssignment, "__post_init__")
-
-
-def _assignments(*columns: list[Any]) -> list[PartitionAssignment]:
-    """``PartitionAssignment(*row)`` for each row of ``columns`` (a topic, a partition,
-    replicas and observers each, checked), at C speed: the objects made bare, then each
-    field set a column at a time through its slot (what the frozen dataclass's __init__
-    does one object at a time, at about twice the cost)."""
-    out = list(map(object.__new__, repeat(PartitionAssignment, len(columns[0]))))
-    for name, column in zip(_FIELDS, columns, strict=True):
-        deque(map(getattr(PartitionAssignment, name).__set__, out, column), maxlen=0)
-    return out
 
 
 def _partition_list(value: Any) -> list[dict[str, Any]] | None:
@@ -485,6 +466,7 @@ class PlanFile:
     text: str
     start: int
     whole: bool  # the text is the JSON document, nothing around it
+    columns: Columns | None = None  # the entries as arrays, when read in the own layout
 
     @cached_property
     def one_per_line(self) -> bool:
@@ -559,6 +541,11 @@ def parse_plan(text: str, path: str = "<reassignment>") -> PlanFile:
     """Parse reassignment JSON (or `kafka-reassign-partitions` output) the way Kafka does;
     every problem is an `InputError` with the file's line and column."""
     start, end = _json_region(text, path)
+    if start == 0 and end == len(text):
+        with collector_paused():
+            own = read_own_layout(text)
+        if own is not None:
+            return PlanFile(path, own.entries, text, 0, whole=True, columns=own.columns)
     body = text[start:end]
     try:
         with collector_paused():

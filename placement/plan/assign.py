@@ -188,7 +188,8 @@ def assign(
     if caps:
         check_capacity(inv, in_use, assignments, sizes, caps, drained=drained, excluded=excluded)
         fixed = bytes_held([a for a in assignments if a.topic not in policies], sizes)
-    req = Request(inv, in_use, managed, fresh, drained, excluded, sizes, caps, fixed)
+    read = current.columns if current is not None and not unmanaged else None
+    req = Request(inv, in_use, managed, fresh, drained, excluded, sizes, caps, fixed, read)
     solution = solve(req, options)
     plan = solution.plan
     before = req.before  # managed, by key

@@ -14,12 +14,13 @@ from operator import attrgetter, itemgetter
 
 import numpy as np
 
+from placement.io.columns import Columns
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
 from placement.plan.summary import BrokerFigures, RackFlow
 from placement.solver.capacity import bytes_held
-from placement.solver.columns import Columns, positions
+from placement.solver.columns import positions
 from placement.solver.core import per_topic
 
 

@@ -31,9 +31,10 @@ from operator import attrgetter, eq, getitem, is_, itemgetter, ne, not_, sub
 import numpy as np
 from ortools.graph.python import min_cost_flow
 
+from placement.io.columns import Columns
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.policy import PlacementPolicy
-from placement.solver.columns import Columns, positions, sums
+from placement.solver.columns import positions, sums
 from placement.solver.flow import Item, RackFlow, Targets, water_level
 from placement.solver.repair import Request
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
 
+from placement.io.columns import Columns
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
-from placement.solver.columns import Columns
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Request:
     sizes: Mapping[Key, int] = field(default_factory=dict)
     caps: Mapping[int, int] = field(default_factory=dict)  # usable disk bytes per broker
     fixed_bytes: Mapping[int, int] = field(default_factory=dict)  # of topics without a policy
+    read: Columns | None = None  # ``current`` as columns, when its reader made them
 
     @cached_property
     def before(self) -> dict[Key, PartitionAssignment]:
@@ -41,7 +42,10 @@ class Request:
 
     @cached_property
     def columns(self) -> Columns | None:
-        """``before``'s partitions, in its order, as columns (None: see `Columns.of`)."""
+        """``before``'s partitions, in its order, as columns (None: see `Columns.of`):
+        ``read`` when given (the reader's keys are distinct: ``before`` keeps their order)."""
+        if self.read is not None and len(self.read) == len(self.before) == len(self.current):
+            return self.read
         return Columns.of(list(self.before.values()))
 
 

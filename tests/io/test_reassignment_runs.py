@@ -18,8 +18,8 @@ from test_reassignment_fast import AT, BROKEN, LINES, PLAN, ROWS, documents
 import placement.io.reassignment as reader
 from placement.errors import InputError
 from placement.io.jsonsrc import ShapeError
+from placement.io.ownlayout import assignments
 from placement.io.reassignment import (
-    _assignments,
     _columns,
     _entries,
     _in_runs,
@@ -115,7 +115,7 @@ def test_a_partition_twice_across_runs_is_refused_at_the_second(run: int) -> Non
 
 
 def test_assignments_are_made_as_the_constructor_makes_them() -> None:
-    made = _assignments(["t", "u"], [0, 7], [(1, 2), (3, 4, 5)], [(), (5,)])
+    made = assignments(["t", "u"], [0, 7], [(1, 2), (3, 4, 5)], [(), (5,)])
     assert made == [
         PartitionAssignment("t", 0, (1, 2)),
         PartitionAssignment("u", 7, (3, 4, 5), (5,)),

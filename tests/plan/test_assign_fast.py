@@ -11,11 +11,11 @@ from itertools import chain
 
 import pytest
 
+from placement.io.columns import Columns
 from placement.model.assignment import PartitionAssignment
 from placement.model.inventory import Broker, Inventory
 from placement.model.policy import PlacementPolicy
 from placement.plan.balance import _Racks
-from placement.solver.columns import Columns
 from placement.solver.core import (
     _Expected,
     _meeting,

@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import placement.plan.balance as balance
+from placement.io.columns import Columns
 from placement.model.assignment import PartitionAssignment
 from placement.model.inventory import Broker, Inventory
 from placement.model.policy import PlacementPolicy
 from placement.plan.balance import Tally, TopicTable, balance_goals
-from placement.solver.columns import Columns
 from placement.solver.core import per_topic
 
 

@@ -1,0 +1,358 @@
+"""Reassignment JSON in the very layout `render_reassignment` writes (the header line, one
+entry a line, keys in its order, no space, "any" log dirs), read a topic's run of lines at
+a time with byte-level tools: no parser builds a million dicts.
+
+A file `assign` wrote is read back by `assign --current` (a drain, then a rebalance of the
+result); at a million partitions the general reader (`reassignment`) spends most of its
+time making parsed objects only to take them apart. Here each run of lines of one topic
+is taken as bytes: every digit deleted, what is left must be, byte for byte, the text the
+layout has for the run's replica and observer counts (so every key, bracket, comma and
+"any" is where it belongs, and nothing else is there); every digit kept, the numbers are
+read at C speed, and their digit counts must add up to the digits the text holds (so no
+number has a leading zero). Kafka's rules (ids from 0 to 2^31 - 1, no broker twice, the
+observers the replicas' tail and not all of them, no partition twice, legal topic names)
+are then checked a column at a time. Whatever does not pass is read by the general
+reader, which says what is wrong and where: this path only ever accepts text the general
+reader reads alike, and reads it to the same entries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from itertools import repeat
+from typing import Any
+
+import numpy as np
+
+from placement.io.columns import Columns
+from placement.model.assignment import PartitionAssignment
+from placement.model.kafka import INT32_MAX, topic_name_error
+
+OWN_HEADER = '{"version":1,"partitions":['
+
+_DIGITS = b"0123456789"
+# bytes -> the digits kept, everything else a space (numbers apart, for np.fromstring)
+_NUMBERS = bytes.maketrans(bytes(range(256)), bytes(c if c in _DIGITS else 32 for c in range(256)))
+_TOPIC_AT = b'{"topic":"'
+_CHUNK = 1 << 23  # bytes searched for line ends at a time
+_LONGEST = 64  # the longest replica list read here (longer: the general reader)
+_SHARED = 1 << 20  # broker ids below this are looked up in a table
+
+
+@dataclass(frozen=True)
+class OwnLayout:
+    """The entries of a file in the own layout, and the same as columns."""
+
+    entries: list[PartitionAssignment]
+    columns: Columns
+
+
+def _template(prefix: bytes, r: int, o: int) -> bytes:
+    """A line of the layout with its digits deleted: ``prefix`` (the topic's part up to
+    the partition number, digits deleted), then ``r`` replicas, ``o`` observers and ``r``
+    log dirs, and the comma that ends all lines but the file's last."""
+    return (
+        prefix
+        + b',"replicas":['
+        + b"," * (r - 1)
+        + b'],"observers":['
+        + b"," * max(o - 1, 0)
+        + b'],"log_dirs":['
+        + b",".join([b'"any"'] * r)
+        + b"]},"
+    )
+
+
+def _line_ends(data: bytes, begin: int, end: int) -> np.ndarray:
+    """Where each newline in ``data[begin:end]`` is, a chunk at a time."""
+    found = [np.zeros(0, dtype=np.int64)]
+    for lo in range(begin, end, _CHUNK):
+        hi = min(lo + _CHUNK, end)
+        chunk = np.frombuffer(data, dtype=np.uint8, count=hi - lo, offset=lo)
+        found.append(np.flatnonzero(chunk == 10) + lo)
+    return np.concatenate(found)
+
+
+class _Topics:
+    """The topics met, numbered, with how each line of one starts: its prefix
+    ``{"topic":"NAME","partition":`` (as bytes, and without its digits), and how many
+    runs of digits and "y"s that prefix holds."""
+
+    def __init__(self) -> None:
+        self.number: dict[bytes, int] = {}
+        self.names: list[str] = []
+        self.prefixes: list[bytes] = []
+        self.bare: list[bytes] = []
+
+    def add(self, prefix: bytes) -> int | None:
+        """The number of the topic whose lines start with ``prefix`` (None: not a legal
+        topic name)."""
+        t = self.number.get(prefix)
+        if t is not None:
+            return t
+        name = prefix[len(_TOPIC_AT) : -len(_AFTER_NAME)].decode("ascii")
+        if topic_name_error(name) is not None:
+            return None
+        t = self.number[prefix] = len(self.names)
+        self.names.append(name)
+        self.prefixes.append(prefix)
+        self.bare.append(prefix.translate(None, _DIGITS))
+        return t
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per topic: its prefix's length, runs of digits and "y"s; and its prefix as a
+        row of bytes (padded with zeros)."""
+        width = max(map(len, self.prefixes))
+        table = np.zeros((len(self.prefixes), width), dtype=np.uint8)
+        for t, prefix in enumerate(self.prefixes):
+            table[t, : len(prefix)] = np.frombuffer(prefix, dtype=np.uint8)
+        return (
+            np.array(list(map(len, self.prefixes)), dtype=np.int64),
+            np.array([len(_NUMBER_RUN.findall(p)) for p in self.prefixes], dtype=np.int64),
+            np.array([p.count(b"y") for p in self.prefixes], dtype=np.int64),
+            table,
+        )
+
+
+_AFTER_NAME = b'","partition":'
+_NUMBER_RUN = re.compile(rb"[0-9]+")
+_OPENS = np.zeros(256, dtype=bool)
+_OPENS[list(b":[,")] = True
+_CLOSES = np.zeros(256, dtype=bool)
+_CLOSES[list(b",]")] = True
+
+
+def _ranges(begins: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The positions ``begins[i] .. begins[i] + counts[i] - 1`` of each i, one after
+    another."""
+    out: np.ndarray = np.repeat(begins - (np.cumsum(counts) - counts), counts)
+    out += np.arange(out.size, dtype=np.int64)
+    return out
+
+
+@dataclass
+class _Lines:
+    """Lines read: per line its topic, replica and observer counts and partition; the
+    replica and observer lists one after another."""
+
+    topic: np.ndarray
+    sizes: np.ndarray
+    observers: np.ndarray
+    partitions: np.ndarray
+    flat: np.ndarray
+    observer_flat: np.ndarray
+
+
+def _chunk(
+    data: bytes,
+    starts: np.ndarray,
+    stop: int,
+    topic: np.ndarray,
+    topics: _Topics,
+    shape: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    last: bool,
+) -> _Lines | None:
+    """The lines starting at ``starts`` (the last one ending at ``stop``), of the topics
+    ``topic`` (``shape``: `_Topics.arrays`); ``last``: they end the file (no comma after
+    the last). None when they are not the layout's text, or break a rule of one line."""
+    length, named, ys, table = shape
+    begin = int(starts[0])
+    block = data[begin:stop]
+    a = np.frombuffer(block, dtype=np.uint8)
+    local = starts - begin
+    # each line starts with its topic's prefix, byte for byte
+    width = int(length[topic].max())
+    if (local + length[topic]).max() > a.size:
+        return None
+    heads = a[np.minimum(local[:, None] + np.arange(width), a.size - 1)]
+    if not ((heads == table[topic, :width]) | (np.arange(width) >= length[topic][:, None])).all():
+        return None
+    digit = (a - 48) < 10  # uint8: what is below "0" wraps past 10
+    if digit[-1]:
+        return None
+    opens = digit.copy()
+    opens[1:] &= ~digit[:-1]
+    closes = digit.copy()
+    closes[:-1] &= ~digit[1:]
+    at_open, at_close = np.flatnonzero(opens), np.flatnonzero(closes)
+    bounds = np.append(local, a.size)
+    runs = np.diff(np.searchsorted(at_open, bounds))  # runs of digits per line
+    sizes = np.diff(np.searchsorted(np.flatnonzero(a == ord("y")), bounds)) - ys[topic]
+    observers = runs - named[topic] - 1 - sizes
+    if sizes.min() < 1 or observers.min() < 0 or (observers >= sizes).any():
+        return None
+    if sizes.max() > _LONGEST:
+        return None
+    # the digits deleted, what is left is the layout's text for these topics and counts
+    keys = list(zip(topic.tolist(), sizes.tolist(), observers.tolist(), strict=True))
+    shapes = {k: _template(topics.bare[k[0]], k[1], k[2]) for k in set(keys)}
+    expected = b"\n".join(map(shapes.__getitem__, keys))
+    if block.translate(None, _DIGITS) != (expected[:-1] if last else expected):
+        return None
+    # and past the prefix, digits only in the places of numbers: each run follows a
+    # colon, a bracket or a comma, and is followed by a comma or a bracket (in the text
+    # left, that is such a place, and each holds one run at most). The runs fill every
+    # place but one where a line has no observers: that one is the observers'
+    if block.count(b'"observers":[]') != int((observers == 0).sum()):
+        return None
+    line = np.repeat(np.arange(local.size, dtype=np.int64), runs)
+    slot = at_open >= (local + length[topic])[line]
+    opened, closed = at_open[slot], at_close[slot]
+    if not (_OPENS[a[opened - 1]].all() and _CLOSES[a[closed + 1]].all()):
+        return None
+    # the numbers, a digit at a time; none has a leading zero (so past 10 digits, none
+    # is an id), none is above 2^31 - 1
+    digits = closed - opened + 1
+    if digits.max() > 10 or (a[opened[digits > 1]] == ord("0")).any():
+        return None
+    values = np.zeros(opened.size, dtype=np.int64)
+    for j in range(int(digits.max())):
+        more = digits > j
+        values[more] = values[more] * 10 + (a[opened[more] + j] - 48)
+    if values.max() > INT32_MAX:
+        return None
+    at = np.cumsum(runs - named[topic]) - (runs - named[topic])  # each line's partition
+    return _Lines(
+        topic,
+        sizes,
+        observers,
+        values[at],
+        values[_ranges(at + 1, sizes)],
+        values[_ranges(at + 1 + sizes, observers)],
+    )
+
+
+def read_own_layout(text: str) -> OwnLayout | None:
+    """The entries of ``text`` when it is in the own layout and every rule holds; None
+    otherwise (then the general reader reads it)."""
+    head = OWN_HEADER + "\n"
+    if not text.startswith(head):
+        return None
+    if text.endswith("\n]}\n"):
+        end = len(text) - 4
+    elif text.endswith("\n]}"):
+        end = len(text) - 3
+    else:
+        return None
+    if end <= len(head):
+        return None
+    try:
+        data = text.encode("ascii")
+    except UnicodeEncodeError:
+        return None
+    newlines = _line_ends(data, len(head), end)
+    starts = np.concatenate([[len(head)], newlines + 1])
+    stops = np.concatenate([newlines, [end]])
+    n = starts.size
+    # each line's topic: the topic of a run of lines is read off its first line, and the
+    # run goes on to the last line starting alike (searched as if the topic's lines were
+    # together, as the layout has them; `_chunk` checks every line)
+    topics = _Topics()
+    line_topic = np.zeros(n, dtype=np.int64)
+    i = 0
+    while i < n:
+        s = int(starts[i])
+        close = data.find(b'"', s + len(_TOPIC_AT), int(stops[i]))
+        if not data.startswith(_TOPIC_AT, s) or close < 0:
+            return None
+        prefix = data[s:close] + _AFTER_NAME
+        t = topics.add(prefix)
+        if t is None:
+            return None
+        lo, hi = i, n - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if data.startswith(prefix, int(starts[mid])):
+                lo = mid
+            else:
+                hi = mid - 1
+        line_topic[i : lo + 1] = t
+        i = lo + 1
+    parts = []
+    shape = topics.arrays()
+    for lo in range(0, n, _LINES):
+        hi = min(lo + _LINES, n)
+        ours = line_topic[lo:hi]
+        got = _chunk(data, starts[lo:hi], int(stops[hi - 1]), ours, topics, shape, hi == n)
+        if got is None:
+            return None
+        parts.append(got)
+    return _columns(parts, topics.names)
+
+
+_LINES = 1 << 12  # lines checked at a time
+
+
+def _columns(parts: list[_Lines], names: list[str]) -> OwnLayout | None:
+    """The lines as entries and columns, when the rules across lines hold: no broker
+    twice in a list, the observers the replicas' tail, no partition twice."""
+    topic = np.concatenate([p.topic for p in parts])
+    sizes = np.concatenate([p.sizes for p in parts])
+    observers = np.concatenate([p.observers for p in parts])
+    flat = np.concatenate([p.flat for p in parts])
+    observer_flat = np.concatenate([p.observer_flat for p in parts])
+    partitions = np.concatenate([p.partitions for p in parts])
+    ends = np.cumsum(sizes)
+    place = np.arange(flat.size, dtype=np.int64) - np.repeat(ends - sizes, sizes)
+    for d in range(1, int(sizes.max())):
+        if ((flat[d:] == flat[:-d]) & (place[d:] >= d)).any():
+            return None
+    if not np.array_equal(flat[_ranges(ends - observers, observers)], observer_flat):
+        return None
+    keys = (topic << 31) | partitions
+    keys.sort()
+    if (keys[1:] == keys[:-1]).any():
+        return None
+    entries = assignments(
+        list(map(names.__getitem__, topic.tolist())),
+        partitions.tolist(),
+        _tuples(flat, sizes),
+        _tuples(observer_flat, observers),
+    )
+    return OwnLayout(entries, Columns(names, topic, sizes, observers, flat, observer_flat))
+
+
+def _tuples(flat: np.ndarray, sizes: np.ndarray) -> list[tuple[int, ...]]:
+    """The lists ``sizes`` long, one after another in ``flat``, as tuples (each id one
+    int object for all its lists), a length at a time."""
+    out: list[tuple[int, ...]] = [()] * sizes.size
+    if not flat.size:
+        return out
+    top = int(flat.max())
+    if top < _SHARED:  # a table by id
+        at = flat
+        shared = np.empty(top + 1, dtype=object)
+        shared[:] = range(top + 1)
+    else:
+        ids, at = np.unique(flat, return_inverse=True)
+        shared = np.empty(ids.size, dtype=object)
+        shared[:] = ids.tolist()
+    starts = np.cumsum(sizes) - sizes
+    for k in np.unique(sizes).tolist():
+        if k == 0:
+            continue
+        rows = np.flatnonzero(sizes == k)
+        cells = at[starts[rows][:, None] + np.arange(k)]
+        cols = [shared[cells[:, j]].tolist() for j in range(k)]
+        deque(map(out.__setitem__, rows.tolist(), zip(*cols, strict=True)), maxlen=0)
+    return out
+
+
+# the fields of a PartitionAssignment, each set by `assignments` (which calls no __init__)
+_FIELDS = ("topic", "partition", "replicas", "observers")
+assert tuple(f.name for f in fields(PartitionAssignment)) == _FIELDS
+assert not hasattr(PartitionAssignment, "__post_init__")
+
+
+def assignments(*columns: Sequence[Any]) -> list[PartitionAssignment]:
+    """``PartitionAssignment(*row)`` for each row of ``columns`` (a topic, a partition,
+    replicas and observers each, checked), at C speed: the objects made bare, then each
+    field set a column at a time through its slot (what the frozen dataclass's __init__
+    does one object at a time, at about twice the cost)."""
+    out = list(map(object.__new__, repeat(PartitionAssignment, len(columns[0]))))
+    for name, column in zip(_FIELDS, columns, strict=True):
+        deque(map(getattr(PartitionAssignment, name).__set__, out, column), maxlen=0)
+    return out

@@ -1,0 +1,145 @@
+"""The reader of `assign`'s own layout (`ownlayout`): what `render_reassignment` writes is
+read back as written, with its columns; anything else, however near, is either read to
+the very entries the general reader reads or left to it (None), never read otherwise."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+import placement.io.ownlayout as own
+from placement.io.columns import Columns
+from placement.io.jsonsrc import ShapeError
+from placement.io.ownlayout import read_own_layout
+from placement.io.reassignment import _entries, parse_plan, render_reassignment
+from placement.model.assignment import PartitionAssignment
+
+TOPICS = ["a", "b-7", "x1y2", "00q", "yy.z_9", "t" * 249]
+
+
+def _plan(rng: random.Random, n: int) -> list[PartitionAssignment]:
+    out = {}
+    for _ in range(n):
+        topic = rng.choice(TOPICS)
+        size = rng.randint(1, 6)
+        reps = tuple(rng.sample(sorted({0, 1, 9, 10, 99, 2**31 - 1, *range(2, 40)}), size))
+        k = rng.randint(0, size - 1)
+        out[(topic, rng.choice([0, 1, 10, 7777, 2**31 - 1]))] = reps, reps[size - k :]
+    return [PartitionAssignment(t, p, r, o) for (t, p), (r, o) in out.items()]
+
+
+def _general(text: str) -> Any:
+    """What the whole-document reader makes of ``text``: the entries, or None."""
+    try:
+        return _entries(json.loads(text))
+    except (ShapeError, ValueError):
+        return None
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_what_assign_writes_is_read_back_with_its_columns(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(seed)
+    monkeypatch.setattr(own, "_LINES", rng.choice([1, 2, 5, 4096]))  # chunks across topics
+    plan = _plan(rng, rng.randint(1, 80))
+    text = render_reassignment(plan)
+    for written in (text, text.rstrip("\n")):
+        got = read_own_layout(written)
+        assert got is not None
+        want = sorted(plan)
+        assert got.entries == want == parse_plan(written).entries
+        cols = Columns.of(want)
+        assert cols is not None
+        assert got.columns.names == cols.names
+        for field in ("topic", "sizes", "observers", "flat", "observer_flat"):
+            assert np.array_equal(getattr(got.columns, field), getattr(cols, field)), field
+
+
+# single edits of a line: what each breaks (or not), the general reader judges
+EDITS = [
+    ('"partition":', '"partition":0'),  # a leading zero
+    ('"replicas":[', '"replicas":[,'),  # an empty place
+    ('"replicas":[', '"replicas":[-'),
+    ('"replicas":[', '"replicas":[7,'),  # one more replica (maybe a broker twice)
+    ('"replicas":[', '"replicas":[2147483648,'),
+    ('"observers":[', '"observers":[5'),
+    ('"observers":[]', '"observers":[1]'),
+    ('"replicas"', '"repl1cas"'),
+    ('"any"', '"a1ny"'),
+    ('"any"', '"an"'),
+    ('"any"', '"any","any"'),
+    (",", ", "),
+    ("]}", "]}1"),
+    ('"topic":"', '"topic":"1'),
+    ('"topic":"', '"topic":"\\u0061'),
+    ('"topic":"', '"topic":"é'),
+    ('"topic":"', '"topic":"'),
+    ('"log_dirs":["any"', '"log_dirs":["any1"'),
+    ("1", "2"),
+    ("1", "01"),
+    ("1", ""),
+    ("0", "00"),
+    ("y", "yy"),
+    (":", "::"),
+]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_an_edited_file_is_read_as_the_general_reader_reads_it_or_left_to_it(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(seed)
+    monkeypatch.setattr(own, "_LINES", rng.choice([1, 3, 4096]))
+    text = render_reassignment(_plan(rng, rng.randint(2, 30)))
+    lines = text.split("\n")
+    for _ in range(12):
+        edited = list(lines)
+        i = rng.randint(1, len(lines) - 3)
+        kind = rng.random()
+        if kind < 0.6:
+            old, new = rng.choice(EDITS)
+            at = [j for j in range(len(edited[i])) if edited[i].startswith(old, j)]
+            if not at:
+                continue
+            j = rng.choice(at)
+            edited[i] = edited[i][:j] + new + edited[i][j + len(old) :]
+        elif kind < 0.8:  # a line twice, or two swapped
+            k = rng.randint(1, len(lines) - 3)
+            edited[k] = edited[i]
+        else:  # one byte, anywhere in the line
+            j = rng.randrange(len(edited[i]))
+            edited[i] = edited[i][:j] + rng.choice('0123456789,[]:"y{}a ') + edited[i][j + 1 :]
+        candidate = "\n".join(edited)
+        got = read_own_layout(candidate)
+        if got is not None:
+            assert got.entries == _general(candidate)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"version":1,"partitions":[\n]}\n',  # no entry
+        '{"version":1,"partitions":[\n{"topic":"a","partition":1,"replicas":[1],'
+        '"observers":[],"log_dirs":["any"]}\n]}\n\n',  # a blank line at the end
+        '{"version":1, "partitions":[\n{"topic":"a","partition":1,"replicas":[1],'
+        '"observers":[],"log_dirs":["any"]}\n]}\n',
+        '{"version":1,"partitions":[\n{"topic":"a","partition":1,"replicas":[1,1],'
+        '"observers":[],"log_dirs":["any","any"]}\n]}\n',  # a broker twice
+        '{"version":1,"partitions":[\n{"topic":"a","partition":1,"replicas":[1,2],'
+        '"observers":[1],"log_dirs":["any","any"]}\n]}\n',  # observers not the tail
+        '{"version":1,"partitions":[\n{"topic":"a","partition":1,"replicas":[1],'
+        '"observers":[1],"log_dirs":["any"]}\n]}\n',  # no sync replica
+        '{"version":1,"partitions":[\n{"topic":"..","partition":1,"replicas":[1],'
+        '"observers":[],"log_dirs":["any"]}\n]}\n',
+        '{"version":1,"partitions":[\n{"topic":"a","partition":1,"replicas":[1],'
+        '"observers":[],"log_dirs":["any"]},\n{"topic":"a","partition":1,"replicas":[2],'
+        '"observers":[],"log_dirs":["any"]}\n]}\n',  # a partition twice
+    ],
+)
+def test_what_breaks_a_rule_or_the_layout_is_left_to_the_general_reader(text: str) -> None:
+    assert read_own_layout(text) is None
