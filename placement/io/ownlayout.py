@@ -280,6 +280,7 @@ def read_own_layout(text: str) -> OwnLayout | None:
         if got is None:
             return None
         parts.append(got)
+    del data  # a copy of the text: freed before the entries are made
     return _columns(parts, topics.names)
 
 
@@ -303,11 +304,14 @@ def _columns(parts: list[_Lines], names: list[str]) -> OwnLayout | None:
     if not np.array_equal(flat[_ranges(ends - observers, observers)], observer_flat):
         return None
     keys = (topic << 31) | partitions
-    keys.sort()
-    if (keys[1:] == keys[:-1]).any():
-        return None
+    if not (keys[1:] > keys[:-1]).all():  # as written: in order, so none twice
+        keys.sort()
+        if (keys[1:] == keys[:-1]).any():
+            return None
+    named = np.empty(len(names), dtype=object)
+    named[:] = names
     entries = assignments(
-        list(map(names.__getitem__, topic.tolist())),
+        named[topic].tolist(),
         partitions.tolist(),
         _tuples(flat, sizes),
         _tuples(observer_flat, observers),

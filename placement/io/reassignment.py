@@ -1,18 +1,21 @@
 """Kafka reassignment JSON (docs/formats.md, reassignment JSON): read with Kafka's rules,
 write deterministic bytes.
 
-Plans hold up to millions of partitions, so reading is in three tiers. orjson parses
-(the standard library what orjson refuses and JSON allows); every rule is then checked a
-column at a time (all topics, all partition numbers, all replica lists at once, at C
-speed), which is all a valid plan costs. A plan laid out as Kafka's tool and `assign`
-write it is parsed and checked a run of some thousand entries at a time (`_in_runs`),
-each run's parsed objects freed before the next: a million partitions never stand as one
-parsed document, and each run's columns are checked while they are in the cache. Only
-when a rule fails does the entry-by-entry check run, to find the first problem in file
-order, and only then is the text scanned for where it is: the one entry at fault is
-re-parsed with the position-tracking parser, or, for what the standard library cannot
-tell apart (a syntax error, a duplicate key), the whole document (that parser is iterative:
-a 100,000-deep document is refused with a position, never a RecursionError).
+Plans hold up to millions of partitions, so reading is in tiers. A file in the very
+layout `render_reassignment` writes (what `assign --current` reads back) is read as
+bytes, with no parser, by `ownlayout`, which leaves anything else, and any rule broken,
+to the tiers below. orjson parses (the standard library what orjson refuses and JSON
+allows); every rule is then checked a column at a time (all topics, all partition
+numbers, all replica lists at once, at C speed), which is all a valid plan costs. A plan
+laid out as Kafka's tool and `assign` write it is parsed and checked a run of some
+thousand entries at a time (`_in_runs`), each run's parsed objects freed before the
+next: a million partitions never stand as one parsed document, and each run's columns
+are checked while they are in the cache. Only when a rule fails does the entry-by-entry
+check run, to find the first problem in file order, and only then is the text scanned
+for where it is: the one entry at fault is re-parsed with the position-tracking parser,
+or, for what the standard library cannot tell apart (a syntax error, a duplicate key),
+the whole document (that parser is iterative: a 100,000-deep document is refused with a
+position, never a RecursionError).
 Every plan a command reads goes through `read_plan_file`; what only the cluster knows
 (does the topic, the partition, the broker exist) is checked by `PlanFile.check` where
 the cluster is known, and named by the entry's line too.
