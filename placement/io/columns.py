@@ -16,9 +16,12 @@ import numpy as np
 
 from placement.model.assignment import PartitionAssignment
 
-_TOPIC = attrgetter("topic")
-_REPLICAS = attrgetter("replicas")
-_OBSERVERS = attrgetter("observers")
+# a partition's fields, as functions: its columns are made by mapping them over a list
+TOPIC = attrgetter("topic")
+PARTITION = attrgetter("partition")
+REPLICAS = attrgetter("replicas")
+OBSERVERS = attrgetter("observers")
+KEY = attrgetter("key")
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,12 +41,12 @@ class Columns:
     def of(cls, parts: Sequence[PartitionAssignment]) -> Columns | None:
         """The columns of ``parts``; None when a broker id is no 64-bit integer (then
         the callers count one partition at a time)."""
-        topics = list(map(_TOPIC, parts))
+        topics = list(map(TOPIC, parts))
         names = list(dict.fromkeys(topics))
         number = dict(zip(names, range(len(names)), strict=True))
         n = len(parts)
-        reps = list(map(_REPLICAS, parts))
-        obs = list(map(_OBSERVERS, parts))
+        reps = list(map(REPLICAS, parts))
+        obs = list(map(OBSERVERS, parts))
         sizes = np.fromiter(map(len, reps), np.int64, n)
         observers = np.fromiter(map(len, obs), np.int64, n)
         try:

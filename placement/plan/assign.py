@@ -9,10 +9,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from operator import attrgetter
 from typing import Literal
 
 from placement.errors import UsageError
+from placement.io.columns import REPLICAS, TOPIC
 from placement.io.current import CurrentState
 from placement.io.inventory import LoadedInventory
 from placement.io.reassignment import collector_paused
@@ -125,10 +125,6 @@ class AssignOutcome:
         )
 
 
-_TOPIC = attrgetter("topic")
-_REPLICAS = attrgetter("replicas")
-
-
 def _ids(inventory_ids: set[int], ids: Sequence[int], flag: str) -> frozenset[int]:
     unknown = sorted(set(ids) - inventory_ids)
     if unknown:
@@ -173,7 +169,7 @@ def assign(
         **{t.name: t.policy for t in topics},
     }
     assignments = current.assignments if current else []
-    present = set(map(_TOPIC, assignments))  # columns at C speed: up to millions
+    present = set(map(TOPIC, assignments))  # columns at C speed: up to millions
     unmanaged = sorted(present - set(policies))
     missing = sorted({t.name for t in topics} - present) if current is not None else []
     fresh = {t.name: t.partitions for t in topics} if current is None else {}
@@ -200,7 +196,7 @@ def assign(
     )
     added, removed, moved = movement(plan, before, sizes)
     racks = inv.rack_of
-    used = set(chain.from_iterable(map(_REPLICAS, assignments)))
+    used = set(chain.from_iterable(map(REPLICAS, assignments)))
     return AssignOutcome(
         plan=plan,
         rollback=[before[a.key] for a in plan if a.key in before],

@@ -10,11 +10,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 
 import numpy as np
 
-from placement.io.columns import Columns
+from placement.io.columns import KEY, REPLICAS, TOPIC, Columns
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
@@ -131,11 +131,6 @@ def _minmax(counts: Mapping[int, int], ids: Sequence[int]) -> tuple[int, int]:
     return (min(counts.get(b, 0) for b in ids), max(counts.get(b, 0) for b in ids))
 
 
-_REPLICAS = attrgetter("replicas")
-_TOPIC = attrgetter("topic")
-_KEY = attrgetter("key")
-
-
 class TopicTable:
     """Replicas per (topic, broker) as a table of the topics and brokers given (a
     cluster's state holds up to millions of such pairs: counted as arrays, not as a dict);
@@ -206,8 +201,8 @@ class Tally:
     def of(cls, state: Iterable[PartitionAssignment], lead_of: Mapping[str, str]) -> Tally:
         # columns counted at C speed: a cluster holds up to millions of partitions
         parts = [a for a in state if a.replicas]
-        reps = list(map(_REPLICAS, parts))
-        topics = list(map(_TOPIC, parts))
+        reps = list(map(REPLICAS, parts))
+        topics = list(map(TOPIC, parts))
         names = list(dict.fromkeys(topics))
         counted = _counted(names, topics, reps)
         if counted is None:
@@ -270,9 +265,9 @@ class Tally:
         changes = []
         for sign, parts in ((-1, gone), (1, come)):
             parts = [a for a in parts if a.replicas]
-            reps = list(map(_REPLICAS, parts))
+            reps = list(map(REPLICAS, parts))
             try:
-                rows = list(map(table.row.__getitem__, map(_TOPIC, parts)))
+                rows = list(map(table.row.__getitem__, map(TOPIC, parts)))
                 cols = list(map(table.column.__getitem__, chain.from_iterable(reps)))
             except KeyError:
                 return False
@@ -420,18 +415,18 @@ def balance_goals(
     lead_of = {t: p.lead_rack for t, p in policies.items()}
     t0 = None
     if columns is not None:
-        added = chain.from_iterable(map(_REPLICAS, plan))
-        t0 = Tally.of_columns(columns, lead_of, map(_TOPIC, plan), chain(inventory.rack_of, added))
+        added = chain.from_iterable(map(REPLICAS, plan))
+        t0 = Tally.of_columns(columns, lead_of, map(TOPIC, plan), chain(inventory.rack_of, added))
     if t0 is None:
         t0 = Tally.of(before.values(), lead_of)
     t1 = t0.copy()
-    olds = [x for x in map(before.get, map(_KEY, plan)) if x is not None]
+    olds = [x for x in map(before.get, map(KEY, plan)) if x is not None]
     if not isinstance(t1.per_topic, TopicTable) or not t1.apply_table(olds, plan):
         for a in plan:
             for sign, x in ((-1, before.get(a.key)), (1, a)):
                 if x is not None:
                     t1.apply(x, sign)
-    t1.lead_racks.update(lead_of[t] for t in map(_TOPIC, plan) if t in lead_of)
+    t1.lead_racks.update(lead_of[t] for t in map(TOPIC, plan) if t in lead_of)
     b0, b1 = racks.figures(t0), racks.figures(t1)
     goals = [
         Goal("rack spread (replicas per broker, worst rack)", b1[0], b1[3], b0[0]),

@@ -26,12 +26,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from itertools import chain, compress, groupby, repeat
-from operator import attrgetter, eq, getitem, is_, itemgetter, ne, not_, sub
+from operator import eq, getitem, is_, itemgetter, ne, not_, sub
 
 import numpy as np
 from ortools.graph.python import min_cost_flow
 
-from placement.io.columns import Columns
+from placement.io.columns import OBSERVERS, REPLICAS, Columns
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.policy import PlacementPolicy
 from placement.solver.columns import positions, sums
@@ -446,8 +446,8 @@ def _meeting(
     def fits(exp: _Expected | None, at: tuple[str | None, ...], n_observers: int) -> bool:
         return exp is not None and exp.racks_fit(at, n_observers)
 
-    reps = list(map(_REPLICAS, parts))
-    observers = list(map(attrgetter("observers"), parts))
+    reps = list(map(REPLICAS, parts))
+    observers = list(map(OBSERVERS, parts))
     counts = list(map(len, observers))
     ats = map(tuple, map(map, repeat(home.get), reps))
     placed = map(fits, expected, ats, counts)
@@ -600,7 +600,7 @@ def _tally_kept(
     replicas of each topic and preferred leaders per broker (and for ``rebalance``, what
     each broker could keep, and which partitions), counted at C speed: none of their
     brokers is unusable or there twice. It counts first, into empty tallies."""
-    reps = list(map(_REPLICAS, parts))
+    reps = list(map(REPLICAS, parts))
     load = Counter(chain.from_iterable(reps))
     for b, n in load.items():
         st = racks[home[b]]
@@ -643,9 +643,6 @@ def per_topic(topics: list[str], replicas: list[tuple[int, ...]]) -> Counter[tup
         pairs = zip(repeat(topic), counts, strict=False)  # repeat: as long as counts
         dict.update(out, zip(pairs, counts.values(), strict=True))  # each pair new: no sum
     return out
-
-
-_REPLICAS = attrgetter("replicas")
 
 
 class _RackState:
@@ -909,8 +906,8 @@ def _choose_leaders(
             uneven.append(rack)
         else:
             bound += excess
-    leads = map(itemgetter(0), map(attrgetter("replicas"), after.values()))
-    led = map(itemgetter(0), map(attrgetter("replicas"), was(before, after)))
+    leads = map(itemgetter(0), map(REPLICAS, after.values()))
+    led = map(itemgetter(0), map(REPLICAS, was(before, after)))
     changes = sum(map(ne, leads, led))  # at C speed: every partition of the cluster
     return LeaderStats(changes, len(forced), bound + len(forced), tuple(uneven))
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from operator import attrgetter
 
-from placement.io.columns import Columns
+from placement.io.columns import PARTITION, TOPIC, Columns
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
@@ -36,8 +35,8 @@ class Request:
     def before(self) -> dict[Key, PartitionAssignment]:
         """``current`` by key, made once (a cluster holds up to millions of partitions);
         read, never changed."""
-        topics = map(attrgetter("topic"), self.current)
-        keys = zip(topics, map(attrgetter("partition"), self.current), strict=True)
+        topics = map(TOPIC, self.current)
+        keys = zip(topics, map(PARTITION, self.current), strict=True)
         return dict(zip(keys, self.current, strict=True))
 
     @cached_property
