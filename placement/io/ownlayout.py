@@ -78,8 +78,8 @@ def _line_ends(data: bytes, begin: int, end: int) -> np.ndarray:
 
 class _Topics:
     """The topics met, numbered, with how each line of one starts: its prefix
-    ``{"topic":"NAME","partition":`` (as bytes, and without its digits), and how many
-    runs of digits and "y"s that prefix holds."""
+    ``{"topic":"NAME","partition":`` (as bytes, and without its digits), its length and
+    how many runs of digits and "y"s it holds."""
 
     def __init__(self) -> None:
         self.number: dict[bytes, int] = {}
@@ -102,18 +102,12 @@ class _Topics:
         self.bare.append(prefix.translate(None, _DIGITS))
         return t
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Per topic: its prefix's length, runs of digits and "y"s; and its prefix as a
-        row of bytes (padded with zeros)."""
-        width = max(map(len, self.prefixes))
-        table = np.zeros((len(self.prefixes), width), dtype=np.uint8)
-        for t, prefix in enumerate(self.prefixes):
-            table[t, : len(prefix)] = np.frombuffer(prefix, dtype=np.uint8)
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per topic: its prefix's length, runs of digits and "y"s."""
         return (
             np.array(list(map(len, self.prefixes)), dtype=np.int64),
             np.array([len(_NUMBER_RUN.findall(p)) for p in self.prefixes], dtype=np.int64),
             np.array([p.count(b"y") for p in self.prefixes], dtype=np.int64),
-            table,
         )
 
 
@@ -152,24 +146,17 @@ def _chunk(
     stop: int,
     topic: np.ndarray,
     topics: _Topics,
-    shape: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    shape: tuple[np.ndarray, np.ndarray, np.ndarray],
     last: bool,
 ) -> _Lines | None:
     """The lines starting at ``starts`` (the last one ending at ``stop``), of the topics
     ``topic`` (``shape``: `_Topics.arrays`); ``last``: they end the file (no comma after
     the last). None when they are not the layout's text, or break a rule of one line."""
-    length, named, ys, table = shape
+    length, named, ys = shape
     begin = int(starts[0])
     block = data[begin:stop]
     a = np.frombuffer(block, dtype=np.uint8)
     local = starts - begin
-    # each line starts with its topic's prefix, byte for byte
-    width = int(length[topic].max())
-    if (local + length[topic]).max() > a.size:
-        return None
-    heads = a[np.minimum(local[:, None] + np.arange(width), a.size - 1)]
-    if not ((heads == table[topic, :width]) | (np.arange(width) >= length[topic][:, None])).all():
-        return None
     digit = (a - 48) < 10  # uint8: what is below "0" wraps past 10
     if digit[-1]:
         return None
@@ -269,6 +256,9 @@ def read_own_layout(text: str) -> OwnLayout | None:
                 lo = mid
             else:
                 hi = mid - 1
+        # each line of the run starts with the prefix, byte for byte
+        if not all(map(data.startswith, repeat(prefix), starts[i : lo + 1].tolist())):
+            return None
         line_topic[i : lo + 1] = t
         i = lo + 1
     parts = []
