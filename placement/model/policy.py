@@ -10,7 +10,12 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSche
 from pydantic_core import PydanticCustomError
 
 # the record validate reads without pydantic, and what both forms compute, live in shapes
-from placement.model.shapes import INT32_MAX, PromotionPolicy, per_rack_of, promotion_of
+from placement.model.shapes import (
+    INT32_MAX,
+    PolicyFacts,
+    PromotionPolicy,
+    per_rack_of,
+)
 
 __all__ = [
     "INT32_MAX",
@@ -63,7 +68,7 @@ class ReplicaConstraint(_Strict):
     constraints: RackConstraint
 
 
-class PlacementPolicy(_Strict):
+class PlacementPolicy(_Strict, PolicyFacts):
     """How many sync replicas and observers each rack gets."""
 
     model_config = ConfigDict(
@@ -80,30 +85,6 @@ class PlacementPolicy(_Strict):
         WithJsonSchema(_PROMOTION_SCHEMA),
         Field(json_schema_extra=_no_default),
     ] = None
-
-    @property
-    def promotion(self) -> PromotionPolicy:
-        """The behaviour in force: v1 never promotes; v2 defaults to under-min-isr."""
-        return promotion_of(self.version, self.observerPromotionPolicy)
-
-    @property
-    def promotes_observers(self) -> bool:
-        """Whether observers join the ISR by themselves (v2 under-min-isr or
-        under-replicated); v1 and leader-is-observer wait for an operator."""
-        return self.promotion is not PromotionPolicy.LEADER_IS_OBSERVER
-
-    @property
-    def lead_rack(self) -> str:
-        """The rack of the first replica constraint: where the preferred leader sits."""
-        return self.replicas[0].constraints.rack
-
-    @property
-    def sync_count(self) -> int:
-        return sum(c.count for c in self.replicas)
-
-    @property
-    def observer_count(self) -> int:
-        return sum(c.count for c in self.observers)
 
     def per_rack(self) -> dict[str, tuple[int, int]]:
         """rack -> (sync replicas, observers), in the order racks first appear (a copy)."""

@@ -109,6 +109,41 @@ def per_rack_of(
     return out
 
 
+class PolicyFacts:
+    """What a policy implies, read from its four members: one definition for the pydantic
+    model and the `Policy` record, which both derive from it."""
+
+    __slots__ = ()
+
+    @property
+    def promotion(self: PolicyLike) -> PromotionPolicy:
+        """The behaviour in force: v1 never promotes; v2 defaults to under-min-isr."""
+        return promotion_of(self.version, self.observerPromotionPolicy)
+
+    @property
+    def promotes_observers(self: PolicyLike) -> bool:
+        """Whether observers join the ISR by themselves (v2 under-min-isr or
+        under-replicated); v1 and leader-is-observer wait for an operator."""
+        return self.promotion is not PromotionPolicy.LEADER_IS_OBSERVER
+
+    @property
+    def lead_rack(self: PolicyLike) -> str:
+        """The rack of the first replica constraint: where the preferred leader sits."""
+        return self.replicas[0].constraints.rack
+
+    @property
+    def sync_count(self: PolicyLike) -> int:
+        return sum(c.count for c in self.replicas)
+
+    @property
+    def observer_count(self: PolicyLike) -> int:
+        return sum(c.count for c in self.observers)
+
+    def per_rack(self: PolicyLike) -> dict[str, tuple[int, int]]:
+        """rack -> (sync replicas, observers), in the order racks first appear."""
+        return per_rack_of(self.replicas, self.observers)
+
+
 class _Record:
     """Equal, hashed and shown by the values of its slots."""
 
@@ -147,7 +182,7 @@ class Entry(_Record):
         self.constraints = constraints
 
 
-class Policy(_Record):
+class Policy(_Record, PolicyFacts):
     """A schema-valid policy as plain data (what `exact_policy` makes)."""
 
     __slots__ = ("version", "replicas", "observers", "observerPromotionPolicy")  # noqa: RUF023
@@ -163,29 +198,6 @@ class Policy(_Record):
         self.replicas = replicas
         self.observers = observers
         self.observerPromotionPolicy = observerPromotionPolicy
-
-    @property
-    def promotion(self) -> PromotionPolicy:
-        return promotion_of(self.version, self.observerPromotionPolicy)
-
-    @property
-    def promotes_observers(self) -> bool:
-        return self.promotion is not PromotionPolicy.LEADER_IS_OBSERVER
-
-    @property
-    def lead_rack(self) -> str:
-        return self.replicas[0].constraints.rack
-
-    @property
-    def sync_count(self) -> int:
-        return sum(c.count for c in self.replicas)
-
-    @property
-    def observer_count(self) -> int:
-        return sum(c.count for c in self.observers)
-
-    def per_rack(self) -> dict[str, tuple[int, int]]:
-        return per_rack_of(self.replicas, self.observers)
 
 
 def _text(value: Any) -> bool:
