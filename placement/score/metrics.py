@@ -305,22 +305,121 @@ def sync_replicas() -> Column:
     return F.slice("replicas", 1, F.greatest(F.size("replicas") - F.size(observers), F.lit(0)))
 
 
+OUTCOMES = ("offline", "under_min_isr", "promoted")  # a rack failure's, coded 1, 2, 3 (0: none)
+
+# what a plan changes in a partition, small counts each: `with_plans` adds them to every row
+# (0 where no plan applies); the byte figures are sizes times the counts (`Key.totals`)
+MOVES = (
+    "partitions_changed",
+    "replicas_added",
+    "replicas_removed",
+    "replicas_across_racks",  # added replicas whose rack held none of the old replicas
+    "bytes_unknown_partitions",
+    "in_snapshot",
+)
+
+MOVEMENT = (
+    "partitions_changed",
+    "replicas_added",
+    "replicas_removed",
+    "bytes_to_move",
+    "cross_rack_bytes",
+    "bytes_unknown_partitions",
+)
+
+
+@dataclass(frozen=True)
+class Key:
+    """A partition's figures as bit fields of a few longs: the group-by key of its header
+    row (`summarise`). Summing a dozen columns per row was most of the job (every row of
+    the explode updated them all, a replica's included); instead the partitions that share
+    every figure are counted together, and the driver multiplies each count by the figures
+    its key holds. The keys are few (a few thousand combinations), the groups too.
+
+    ``fields``: (name, word, shift, width); a field never straddles two words and the sign
+    bit stays clear. A list's counts take ``packing.bits`` (it holds the longest list);
+    a rack's failure outcome 2 bits (`OUTCOMES`); ``in_snapshot`` (a plan's entries for the
+    partition: 1, as the strict reader refuses a partition listed twice) 31."""
+
+    fields: tuple[tuple[str, int, int, int], ...]
+    words: int
+
+    @classmethod
+    def of(cls, widths: Sequence[tuple[str, int]]) -> Key:
+        placed: list[tuple[str, int, int, int]] = []
+        word = used = 0
+        for name, width in widths:
+            if used + width > 63:
+                word, used = word + 1, 0
+            placed.append((name, word, used, width))
+            used += width
+        return cls(tuple(placed), word + 1)
+
+    @classmethod
+    def for_states(cls, racks: RackCodes, packing: Packing) -> Key:
+        """The key of a state row: its replicas, whether it breaks its policy, the outcome
+        of each rack's failure, and what the plan changes in it."""
+        count = packing.bits
+        widths = [("n_replicas", count), ("violations", 1)]
+        widths += [(f"\x00rack{code}", 2) for code in racks.inventory]
+        flags = {"partitions_changed", "bytes_unknown_partitions"}
+        widths += [(m, 1 if m in flags else 31 if m == "in_snapshot" else count) for m in MOVES]
+        return cls.of(widths)
+
+    @property
+    def names(self) -> list[str]:
+        return [f"\x00key{w}" for w in range(self.words)]
+
+    def columns(self, values: Mapping[str, Column]) -> list[Column]:
+        """The key words, from a column per field (each within its width)."""
+        from pyspark.sql import functions as F  # noqa: N812
+
+        words: list[Column] = [F.lit(0).cast("long")] * self.words
+        for name, word, shift, _ in self.fields:
+            value = values[name].cast("long")
+            words[word] = words[word].bitwiseOR(F.shiftleft(value, shift) if shift else value)
+        return words
+
+    def decode(self, words: Sequence[int]) -> dict[str, int]:
+        return {n: (words[w] >> at) & ((1 << width) - 1) for n, w, at, width in self.fields}
+
+    def totals(
+        self, racks: RackCodes, groups: Iterable[tuple[Sequence[int], int, int]]
+    ) -> dict[str, int]:
+        """The state's sums from its header groups, each (key words, partitions, bytes):
+        the partitions, `state_count_names` and `MOVEMENT`, and ``in_snapshot``."""
+        out = dict.fromkeys(["partitions", *state_count_names(racks), *MOVEMENT, "in_snapshot"], 0)
+        for words, n, size in groups:
+            f = self.decode(words)
+            out["partitions"] += n
+            for name in ("n_replicas", "violations", *MOVES):
+                if name != "replicas_across_racks":
+                    out[name] += n * f[name]
+            out["bytes_to_move"] += size * f["replicas_added"]
+            out["cross_rack_bytes"] += size * f["replicas_across_racks"]
+            for code in racks.inventory:
+                outcome = f[f"\x00rack{code}"]
+                if outcome:
+                    out[f"{racks.names[code]}\x00{OUTCOMES[outcome - 1]}"] += n
+        return out
+
+
 def state_count_names(racks: RackCodes) -> list[str]:
-    """The columns `with_state_counts` adds, in order."""
+    """A state's per-partition sums besides the movement: ``n_replicas``, ``violations``
+    and, per rack R with brokers, ``R\x00offline``, ``R\x00under_min_isr``,
+    ``R\x00promoted``."""
     names = ["n_replicas", "violations"]
     for code in racks.inventory:
-        name = f"{racks.names[code]}\x00"
-        names += [f"{name}offline", f"{name}under_min_isr", f"{name}promoted"]
+        names += [f"{racks.names[code]}\x00{outcome}" for outcome in OUTCOMES]
     return names
 
 
-def with_state_counts(racks: RackCodes, packing: Packing) -> Any:
-    """After `with_histograms` (whose columns it drops): per partition, the counts whose
-    sums are a state's figures: ``n_replicas``, ``violations`` (0/1) and, per rack R with
-    brokers, ``R\x00offline``, ``R\x00under_min_isr``, ``R\x00promoted`` (0/1) when every
-    broker of R is down (every sync replica assumed in the ISR; every partition, with a
-    policy or not, as `simulate` counts it; brokers of unknown rack go down with R:
-    `survives_rack_loss`)."""
+def with_state_key(racks: RackCodes, packing: Packing, key: Key) -> Any:
+    """After `with_histograms` (whose columns it drops) and `with_plans`: replace the
+    figures of each row by its `Key` words: ``n_replicas``, ``violations`` (0/1) and, per
+    rack R with brokers, the outcome when every broker of R is down (every sync replica
+    assumed in the ISR; every partition, with a policy or not, as `simulate` counts it;
+    brokers of unknown rack go down with R: `survives_rack_loss`)."""
     from pyspark.sql import functions as F  # noqa: N812
 
     def transform(parts: DataFrame) -> DataFrame:
@@ -336,67 +435,59 @@ def with_state_counts(racks: RackCodes, packing: Packing) -> Any:
         for code in racks.inventory:
             alive[f"\x00s{code}"] = F.col("\x00s") - packing.count(sync, code)
             alive[f"\x00o{code}"] = F.col("\x00o") - packing.count(obs, code)
-        counts = {"n_replicas": F.size("replicas"), "violations": _flag(violation(packing))}
+        values = {"n_replicas": F.size("replicas"), "violations": _flag(violation(packing))}
         for code in racks.inventory:
-            name = f"{racks.names[code]}\x00"
             flags = failure_flags(F.col(f"\x00s{code}"), F.col(f"\x00o{code}"))
-            for outcome, flag in flags.items():
-                counts[f"{name}{outcome}"] = _flag(flag)
+            outcome = F.when(flags["offline"], 1)
+            for i, name in enumerate(OUTCOMES[1:], start=2):
+                outcome = outcome.when(flags[name], i)
+            values[f"\x00rack{code}"] = outcome.otherwise(0)
+        values |= {m: F.col(m) for m in MOVES}
+        words = dict(zip(key.names, key.columns(values), strict=True))
         hist = [*_words("sync_hist", packing), *_words("obs_hist", packing)]
         return (
             parts.withColumns(known)
             .withColumns(alive)
-            .withColumns(counts)
-            .drop(*known, *alive, *hist)
+            .withColumns(words)
+            .drop(*known, *alive, *hist, *MOVES)
         )
 
     return transform
 
 
-def summarise(parts: DataFrame, counts: Sequence[str]) -> DataFrame:
-    """One pass, one shuffle, every sum weighted by ``w``: per ``plan`` (-1: the snapshot
-    as it stands), a row per broker with its ``replicas``, ``leaders`` and ``bytes``, and
-    one row with a null broker holding ``partitions`` and the sum of each per-partition
-    column in ``counts``.
-
-    Each row explodes into a header entry (null broker) and one entry per replica; only
-    header entries add up ``counts``, so the per-partition figures and the per-broker loads
-    come out of the same group-by.
-    """
+def summarise(parts: DataFrame, key: Key) -> DataFrame:
+    """One pass, one shuffle: per ``plan`` (-1: the snapshot as it stands), the weighted
+    count (``n``) and bytes of the rows of each (broker, key). Each row explodes into a
+    header entry (null broker, the row's `Key` words) and one entry per replica (its
+    broker, and a first word of 1 for the preferred leader, else 0); the sizes are
+    weighted by ``w`` as the counts are. Per broker, the replicas are its ``n``, the
+    leaders its ``n`` of word 1, the bytes its bytes; the headers' groups are decoded by
+    `Key.totals`."""
     from pyspark.sql import functions as F  # noqa: N812
 
-    def entry(b: Column, i: Column) -> Column:
-        return F.struct(b.alias("broker"), (i == 0).alias("lead"))
-
-    header = F.array(F.struct(F.lit(None).cast("int").alias("broker"), F.lit(None).alias("lead")))
-    entries = F.concat(header, F.transform("replicas", entry))
-    size = F.coalesce("size_bytes", F.lit(0))
-    w = F.col("w")
-    exploded = parts.select("plan", F.explode(entries).alias("e"), size.alias("size"), "w", *counts)
-    rows = exploded.select(
+    # position 0 the header, 1 the preferred leader: codegen'd, no lambda per replica
+    pos, broker = F.col("\x00pos"), F.col("broker")
+    entries = F.concat(F.array(F.lit(None).cast("int")), F.col("replicas"))
+    size = F.coalesce("size_bytes", F.lit(0).cast("long"))
+    signed = F.when(F.col("w") < 0, -size).otherwise(size)
+    exploded = parts.select(
         "plan",
-        "e.broker",
-        F.when(F.col("e.lead").isNull(), w).otherwise(0).alias("partitions"),
-        *(F.when(F.col("e.lead").isNull(), w * F.col(c)).alias(c) for c in counts),
-        F.when(F.col("e.lead").isNotNull(), w).otherwise(0).alias("replicas"),
-        F.when(F.col("e.lead"), w).otherwise(0).alias("leaders"),
-        F.when(F.col("e.lead").isNotNull(), w * F.col("size")).otherwise(0).alias("bytes"),
+        F.posexplode(entries).alias("\x00pos", "broker"),
+        F.col("w").alias("n"),
+        signed.alias("bytes"),
+        *key.names,
     )
-    sums = ["partitions", *counts, "replicas", "leaders", "bytes"]
-    return rows.groupBy("plan", "broker").agg(*(F.sum(c).alias(c) for c in sums))
-
-
-MOVEMENT = (
-    "partitions_changed",
-    "replicas_added",
-    "replicas_removed",
-    "bytes_to_move",
-    "cross_rack_bytes",
-    "bytes_unknown_partitions",
-)
-
-
-CHANGE = "plan int, new_replicas array<int>, new_observers array<int>, listed long"
+    words = [
+        F.when(pos == 0, F.col(name))
+        .otherwise(F.when(pos == 1, 1).otherwise(0) if i == 0 else 0)
+        .cast("long")
+        .alias(name)
+        for i, name in enumerate(key.names)
+    ]
+    rows = exploded.select("plan", broker, *words, "n", "bytes")
+    return rows.groupBy("plan", "broker", *key.names).agg(
+        F.sum("n").alias("n"), F.sum("bytes").alias("bytes")
+    )
 
 
 def plan_changes(plans: Sequence[DataFrame]) -> DataFrame:
@@ -426,13 +517,14 @@ def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
     """Partitions -> the rows every state is scored from, in one pass over the partitions:
     each partition as it stands (``plan = -1``, ``w = 1``) and, for each plan listing it,
     twice more: as it is (``plan = i``, ``w = -1``) and as plan ``i`` leaves it (``w = 1``,
-    with the movement figures of docs/definitions.md: ``partitions_changed`` 0/1,
-    ``replicas_added``, ``replicas_removed``, ``bytes_to_move``, ``cross_rack_bytes``, the
-    bytes of added replicas whose rack held none of the partition's old replicas,
-    ``bytes_unknown_partitions``: 1 where the partition gains replicas and its size is
-    unknown (the two byte counts leave it out), and ``in_snapshot``: how many of the plan's
-    entries found the partition). Summed per plan, the rows of plan ``i`` are the
-    difference it makes, so the state after it is the snapshot plus that difference.
+    with what it moves, as the counts `MOVES` (docs/definitions.md): ``partitions_changed``
+    0/1, ``replicas_added``, ``replicas_removed``, ``replicas_across_racks`` (the added
+    replicas whose rack held none of the partition's old replicas: times the size, the
+    cross-rack bytes), ``bytes_unknown_partitions``: 1 where the partition gains replicas
+    and its size is unknown (the byte counts leave it out), and ``in_snapshot``: how many
+    of the plan's entries found the partition; 0 each in the other rows). Summed per plan,
+    the rows of plan ``i`` are the difference it makes, so the state after it is the
+    snapshot plus that difference.
 
     The plans reach the scan as a broadcast table (their entries only, a few per cent of
     the cluster), so the partitions are read once however many plans there are. Plan
@@ -442,11 +534,10 @@ def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
 
     code = racks.code()
     empty = F.array().cast("array<int>")
-    zero = F.lit(0).cast("long")
+    zero = F.lit(0)
 
     def transform(parts: DataFrame) -> DataFrame:
         old, old_obs = F.col("replicas"), F.coalesce("observers", empty)
-        size = F.coalesce("size_bytes", F.lit(0))
 
         def state(plan: Any, replicas: Any, observers: Any, w: int, moves: list[Any]) -> Any:
             return F.struct(
@@ -457,10 +548,10 @@ def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
                 replicas.alias("replicas"),
                 observers.alias("observers"),
                 F.lit(w).alias("w"),
-                *(m.alias(name) for m, name in zip(moves, (*MOVEMENT, "in_snapshot"), strict=True)),
+                *(m.alias(name) for m, name in zip(moves, MOVES, strict=True)),
             )
 
-        nothing = [zero] * (len(MOVEMENT) + 1)
+        nothing = [zero] * len(MOVES)
 
         def after(c: Any) -> Any:
             new, new_obs = c["new_replicas"], c["new_observers"]
@@ -468,13 +559,12 @@ def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
             old_racks = F.transform(old, lambda b: code(b))
             far = F.size(F.filter(added, lambda b: ~F.array_contains(old_racks, code(b))))
             moves = [
-                _flag((new != old) | (new_obs != old_obs)).cast("long"),
-                F.size(added).cast("long"),
-                F.size(F.array_except(old, new)).cast("long"),
-                size * F.size(added),
-                size * far,
-                _flag(F.col("size_bytes").isNull() & (F.size(added) > 0)).cast("long"),
-                c["listed"],
+                _flag((new != old) | (new_obs != old_obs)),
+                F.size(added),
+                F.size(F.array_except(old, new)),
+                far,
+                _flag(F.col("size_bytes").isNull() & (F.size(added) > 0)),
+                c["listed"].cast("int"),
             ]
             return state(c["plan"], new, new_obs, 1, moves)
 

@@ -19,16 +19,16 @@ from placement.io.snapshot import read_table, snapshot_policies, table_path, ver
 from placement.model.policy import PlacementPolicy
 from placement.score.metrics import (
     MOVEMENT,
+    Key,
     Packing,
     RackCodes,
     policy_rows,
     policy_table,
-    state_count_names,
     summarise,
     with_histograms,
     with_plans,
     with_policy,
-    with_state_counts,
+    with_state_key,
 )
 from placement.score.report import (
     Balance,
@@ -240,22 +240,26 @@ class Totals:
 def _totals(rows: DataFrame, ctx: Context, plans: int) -> list[Totals]:
     """The totals of every state the rows of `with_plans` describe, in one job: the
     snapshot's, then each plan's difference."""
-    counts = [*state_count_names(ctx.racks), *MOVEMENT, "in_snapshot"]
+    key = Key.for_states(ctx.racks, ctx.packing)
     enriched = (
         rows.transform(with_policy(ctx.policies, ctx.default_min_isr))
         .transform(with_histograms(ctx.racks, ctx.packing))
-        .transform(with_state_counts(ctx.racks, ctx.packing))
+        .transform(with_state_key(ctx.racks, ctx.packing, key))
     )
-    sums = [dict.fromkeys(["partitions", *counts], 0) for _ in range(plans + 1)]
+    groups: list[list[tuple[list[int], int, int]]] = [[] for _ in range(plans + 1)]
     loads: list[dict[int, tuple[int, int, int]]] = [{} for _ in range(plans + 1)]
-    # a row per (state, broker) and one of sums per state: the size of the cluster's
-    # broker list, never of its partitions
-    for r in summarise(enriched, counts).collect():
-        i = r["plan"] + 1
+    # a row per (state, broker, leader or not) and per (state, key): the size of the
+    # cluster's broker list and of the combinations of figures, never of its partitions
+    for r in summarise(enriched, key).collect():
+        i, n, size = r["plan"] + 1, int(r["n"]), int(r["bytes"])
+        words = [int(r[name]) for name in key.names]
         if r["broker"] is None:
-            sums[i] = {k: int(r[k] or 0) for k in sums[i]}
+            groups[i].append((words, n, size))
         else:
-            loads[i][r["broker"]] = (int(r["replicas"]), int(r["leaders"]), int(r["bytes"]))
+            replicas, leaders, held = loads[i].get(r["broker"], (0, 0, 0))
+            leaders += n if words[0] == 1 else 0
+            loads[i][r["broker"]] = (replicas + n, leaders, held + size)
+    sums = [key.totals(ctx.racks, g) for g in groups]
     return [Totals(s, b) for s, b in zip(sums, loads, strict=True)]
 
 
