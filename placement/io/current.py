@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from placement.io.columns import Columns
 from placement.io.describe import SNIFF_BYTES, looks_like_describe, read_describe
-from placement.io.reassignment import read_plan_file
+from placement.io.reassignment import read_plan_entries
 from placement.model.assignment import Key, PartitionAssignment
 
 if TYPE_CHECKING:  # pydantic and pyarrow load only to read what needs them (a snapshot,
@@ -92,5 +92,5 @@ def read_current(path: str | Path) -> CurrentState:
         ]
         leaders = [d.leader for d in described.partitions]
         return CurrentState(parts, policies, {}, min_isr, isr, leaders)
-    plan = read_plan_file(p)
-    return CurrentState(plan.entries, columns=plan.columns)
+    entries, columns = read_plan_entries(p)
+    return CurrentState(entries, columns=columns)

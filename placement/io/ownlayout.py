@@ -32,6 +32,7 @@ from placement.model.assignment import PartitionAssignment
 from placement.model.kafka import INT32_MAX, topic_name_error
 
 OWN_HEADER = '{"version":1,"partitions":['
+_HEAD = OWN_HEADER.encode() + b"\n"
 
 _DIGITS = b"0123456789"
 # bytes -> the digits kept, everything else a space (numbers apart, for np.fromstring)
@@ -93,7 +94,10 @@ class _Topics:
         t = self.number.get(prefix)
         if t is not None:
             return t
-        name = prefix[len(_TOPIC_AT) : -len(_AFTER_NAME)].decode("ascii")
+        try:
+            name = prefix[len(_TOPIC_AT) : -len(_AFTER_NAME)].decode("ascii")
+        except UnicodeDecodeError:
+            return None
         if topic_name_error(name) is not None:
             return None
         t = self.number[prefix] = len(self.names)
@@ -212,23 +216,29 @@ def _chunk(
     )
 
 
-def read_own_layout(text: str) -> OwnLayout | None:
-    """The entries of ``text`` when it is in the own layout and every rule holds; None
-    otherwise (then the general reader reads it)."""
-    head = OWN_HEADER + "\n"
-    if not text.startswith(head):
+def read_own_layout(text: str | bytes) -> OwnLayout | None:
+    """The entries of ``text`` (or of the file's bytes, as read: no text decoded, nor
+    encoded again) when it is in the own layout and every rule holds; None otherwise
+    (then the general reader reads it). Every byte read here is ASCII: each is a digit,
+    a byte the layout's text has there, or in a topic name (whose bytes `_Topics.add`
+    decodes as ASCII)."""
+    if isinstance(text, str):
+        try:
+            data = text.encode("ascii")
+        except UnicodeEncodeError:
+            return None
+    else:
+        data = text
+    head = _HEAD
+    if not data.startswith(head):
         return None
-    if text.endswith("\n]}\n"):
-        end = len(text) - 4
-    elif text.endswith("\n]}"):
-        end = len(text) - 3
+    if data.endswith(b"\n]}\n"):
+        end = len(data) - 4
+    elif data.endswith(b"\n]}"):
+        end = len(data) - 3
     else:
         return None
     if end <= len(head):
-        return None
-    try:
-        data = text.encode("ascii")
-    except UnicodeEncodeError:
         return None
     newlines = _line_ends(data, len(head), end)
     starts = np.concatenate([[len(head)], newlines + 1])
@@ -270,7 +280,7 @@ def read_own_layout(text: str) -> OwnLayout | None:
         if got is None:
             return None
         parts.append(got)
-    del data  # a copy of the text: freed before the entries are made
+    del data  # freed before the entries are made (when a copy of the text)
     return _columns(parts, topics.names)
 
 

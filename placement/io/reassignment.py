@@ -43,16 +43,18 @@ from placement.io.atomic import open_atomic
 from placement.io.columns import Columns
 from placement.io.jsonsrc import (
     MAX_DEPTH,
+    EncodingError,
     JsonSyntaxError,
     ParsedJson,
     ShapeError,
     SyntaxKind,
+    decode_utf8,
     is_json_int,
     parse_json,
 )
-from placement.io.ownlayout import OWN_HEADER, assignments, read_own_layout
+from placement.io.limits import PLAN_BYTES, read_bytes_capped
+from placement.io.ownlayout import OWN_HEADER, OwnLayout, assignments, read_own_layout
 from placement.io.positions import LineIndex, Position, escape_token, parent_pointers, position_in
-from placement.io.textfile import read_text
 from placement.model.assignment import PartitionAssignment
 from placement.model.kafka import INT32_MAX, TOPIC_NAME_HINT, topic_name_error
 
@@ -543,8 +545,13 @@ def _one_per_line(text: str, count: int) -> bool:
 def parse_plan(text: str, path: str = "<reassignment>") -> PlanFile:
     """Parse reassignment JSON (or `kafka-reassign-partitions` output) the way Kafka does;
     every problem is an `InputError` with the file's line and column."""
+    return _parse_plan(text, path, own_layout=True)
+
+
+def _parse_plan(text: str, path: str, *, own_layout: bool) -> PlanFile:
+    """`parse_plan`; ``own_layout``: try `read_own_layout` first (False: already tried)."""
     start, end = _json_region(text, path)
-    if start == 0 and end == len(text):
+    if own_layout and start == 0 and end == len(text):
         with collector_paused():
             own = read_own_layout(text)
         if own is not None:
@@ -780,7 +787,43 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def read_plan_file(path: str | Path) -> PlanFile:
     """A plan file, read strictly (see `parse_plan`)."""
-    return parse_plan(read_text(path, "the plan"), str(path))
+    data = read_bytes_capped(path, PLAN_BYTES, _WHAT)
+    own = _own_layout(data)
+    if own is not None:  # ASCII: the text as `read_text` decodes it
+        return PlanFile(str(path), own.entries, data.decode("ascii"), 0, True, own.columns)
+    return _parse_plan(_decoded(data, path), str(path), own_layout=False)
+
+
+def read_plan_entries(path: str | Path) -> tuple[list[PartitionAssignment], Columns | None]:
+    """The entries of a plan file, read as `read_plan_file` reads them, and their columns
+    when the reader made them; no text kept (to place an error, none is needed after):
+    a file in the own layout is read from its bytes, never decoded."""
+    data = read_bytes_capped(path, PLAN_BYTES, _WHAT)
+    own = _own_layout(data)
+    if own is not None:
+        return own.entries, own.columns
+    plan = _parse_plan(_decoded(data, path), str(path), own_layout=False)
+    return plan.entries, plan.columns
+
+
+_WHAT = "the plan"
+
+
+def _own_layout(data: bytes) -> OwnLayout | None:
+    """`read_own_layout` of a file's bytes (a BOM, or any byte not ASCII: not the layout)."""
+    with collector_paused():
+        return read_own_layout(data)
+
+
+def _decoded(data: bytes, path: str | Path) -> str:
+    """A plan file's bytes as text, as `read_text` decodes them (and refuses them)."""
+    try:
+        text, _ = decode_utf8(data)
+    except EncodingError as exc:
+        pos = exc.position
+        where = str(Path(path))
+        raise InputError(where, exc.message, exc.hint, line=pos.line, column=pos.column) from None
+    return text
 
 
 def read_reassignment(path: str | Path) -> list[PartitionAssignment]:
