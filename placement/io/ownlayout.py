@@ -22,7 +22,7 @@ import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from itertools import repeat
+from itertools import islice, repeat
 from typing import Any
 
 import numpy as np
@@ -297,10 +297,8 @@ def _columns(parts: list[_Lines], names: list[str]) -> OwnLayout | None:
     observer_flat = np.concatenate([p.observer_flat for p in parts])
     partitions = np.concatenate([p.partitions for p in parts])
     ends = np.cumsum(sizes)
-    place = np.arange(flat.size, dtype=np.int64) - np.repeat(ends - sizes, sizes)
-    for d in range(1, int(sizes.max())):
-        if ((flat[d:] == flat[:-d]) & (place[d:] >= d)).any():
-            return None
+    if not _distinct(flat, sizes, ends - sizes):
+        return None
     if not np.array_equal(flat[_ranges(ends - observers, observers)], observer_flat):
         return None
     keys = (topic << 31) | partitions
@@ -319,12 +317,29 @@ def _columns(parts: list[_Lines], names: list[str]) -> OwnLayout | None:
     return OwnLayout(entries, Columns(names, topic, sizes, observers, flat, observer_flat))
 
 
+def _distinct(flat: np.ndarray, sizes: np.ndarray, starts: np.ndarray) -> bool:
+    """No id twice in any of the lists ``sizes`` long, one after another in ``flat``
+    (``starts``: where each starts): the lists of a length at a time, as the rows of a
+    table (its places as rows, its lists as columns), each row against those after it."""
+    for k in np.unique(sizes).tolist():
+        if k < 2:
+            continue
+        cells = flat[starts[sizes == k] + np.arange(k)[:, None]]
+        for d in range(1, k):
+            if (cells[d:] == cells[:-d]).any():
+                return False
+    return True
+
+
+_RUN = 16  # lines a run of one length holds at least, on average, for `_tuples` by runs
+
+
 def _tuples(flat: np.ndarray, sizes: np.ndarray) -> list[tuple[int, ...]]:
     """The lists ``sizes`` long, one after another in ``flat``, as tuples (each id one
-    int object for all its lists), a length at a time."""
-    out: list[tuple[int, ...]] = [()] * sizes.size
+    int object for all its lists): a run of lines of one length at a time (the file's
+    order: a topic's lines are alike), else a length at a time."""
     if not flat.size:
-        return out
+        return [()] * sizes.size
     top = int(flat.max())
     if top < _SHARED:  # a table by id
         at = flat
@@ -334,6 +349,24 @@ def _tuples(flat: np.ndarray, sizes: np.ndarray) -> list[tuple[int, ...]]:
         ids, at = np.unique(flat, return_inverse=True)
         shared = np.empty(ids.size, dtype=object)
         shared[:] = ids.tolist()
+    n = sizes.size
+    cut = np.flatnonzero(sizes[1:] != sizes[:-1]) + 1
+    if cut.size * _RUN > n:
+        return _by_length(shared, at, sizes)
+    bounds = [0, *cut.tolist(), n]
+    ids_in_order = iter(shared[at].tolist())
+    out: list[tuple[int, ...]] = []
+    lengths = sizes[bounds[:-1]].tolist()
+    for lo, hi, k in zip(bounds[:-1], bounds[1:], lengths, strict=True):
+        # each tuple the next k ids: a zip of one iterator k times
+        nexts = zip(*repeat(ids_in_order, k), strict=False)
+        out += islice(nexts, hi - lo) if k else repeat((), hi - lo)
+    return out
+
+
+def _by_length(shared: np.ndarray, at: np.ndarray, sizes: np.ndarray) -> list[tuple[int, ...]]:
+    """`_tuples`, a length at a time: ``shared[at]``, the ids."""
+    out: list[tuple[int, ...]] = [()] * sizes.size
     starts = np.cumsum(sizes) - sizes
     for k in np.unique(sizes).tolist():
         if k == 0:

@@ -46,6 +46,7 @@ def test_what_assign_writes_is_read_back_with_its_columns(
 ) -> None:
     rng = random.Random(seed)
     monkeypatch.setattr(own, "_LINES", rng.choice([1, 2, 5, 4096]))  # chunks across topics
+    monkeypatch.setattr(own, "_RUN", rng.choice([0, 16, 10**6]))  # tuples by runs, by length
     plan = _plan(rng, rng.randint(1, 80))
     text = render_reassignment(plan)
     for written in (text, text.rstrip("\n")):
@@ -95,6 +96,7 @@ def test_an_edited_file_is_read_as_the_general_reader_reads_it_or_left_to_it(
 ) -> None:
     rng = random.Random(seed)
     monkeypatch.setattr(own, "_LINES", rng.choice([1, 3, 4096]))
+    monkeypatch.setattr(own, "_RUN", rng.choice([0, 10**6]))
     text = render_reassignment(_plan(rng, rng.randint(2, 30)))
     lines = text.split("\n")
     for _ in range(12):
@@ -143,3 +145,22 @@ def test_an_edited_file_is_read_as_the_general_reader_reads_it_or_left_to_it(
 )
 def test_what_breaks_a_rule_or_the_layout_is_left_to_the_general_reader(text: str) -> None:
     assert read_own_layout(text) is None
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_runs_of_lines_alike_are_read_a_run_at_a_time(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As `assign` writes: each topic's lists of one length (its observers too, or none)."""
+    rng = random.Random(seed)
+    monkeypatch.setattr(own, "_RUN", rng.choice([0, 2, 16]))
+    plan = []
+    for topic in rng.sample(TOPICS, rng.randint(1, len(TOPICS))):
+        size = rng.randint(1, 6)
+        k = rng.randint(0, size - 1)
+        for p in range(rng.randint(1, 40)):
+            reps = tuple(rng.sample(range(2**31 - 40, 2**31), size) if p % 7 else range(size))
+            plan.append(PartitionAssignment(topic, p, reps, reps[size - k :]))
+    got = read_own_layout(render_reassignment(plan))
+    assert got is not None
+    assert got.entries == sorted(plan) == _general(render_reassignment(plan))
