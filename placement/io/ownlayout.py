@@ -22,7 +22,7 @@ import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from itertools import islice, repeat
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -87,6 +87,16 @@ class _Topics:
         self.names: list[str] = []
         self.prefixes: list[bytes] = []
         self.bare: list[bytes] = []
+        self.lines: dict[tuple[int, int, int], bytes] = {}
+
+    def line(self, t: int, r: int, o: int) -> bytes:
+        """A line of topic ``t`` with ``r`` replicas and ``o`` observers, its digits
+        deleted, and its newline (`_template`)."""
+        key = (t, r, o)
+        out = self.lines.get(key)
+        if out is None:
+            out = self.lines[key] = _template(self.bare[t], r, o) + b"\n"
+        return out
 
     def add(self, prefix: bytes) -> int | None:
         """The number of the topic whose lines start with ``prefix`` (None: not a legal
@@ -162,13 +172,12 @@ def _chunk(
     a = np.frombuffer(block, dtype=np.uint8)
     local = starts - begin
     digit = (a - 48) < 10  # uint8: what is below "0" wraps past 10
-    if digit[-1]:
+    if digit[0] or digit[-1]:
         return None
-    opens = digit.copy()
-    opens[1:] &= ~digit[:-1]
-    closes = digit.copy()
-    closes[:-1] &= ~digit[1:]
-    at_open, at_close = np.flatnonzero(opens), np.flatnonzero(closes)
+    # runs of digits: each opens and closes where a byte and the next differ in kind
+    # (the first and last bytes no digit: changes alternate, an opening first)
+    edges = np.flatnonzero(digit[1:] != digit[:-1])
+    at_open, at_close = edges[0::2] + 1, edges[1::2]
     bounds = np.append(local, a.size)
     runs = np.diff(np.searchsorted(at_open, bounds))  # runs of digits per line
     sizes = np.diff(np.searchsorted(np.flatnonzero(a == ord("y")), bounds)) - ys[topic]
@@ -178,10 +187,18 @@ def _chunk(
     if sizes.max() > _LONGEST:
         return None
     # the digits deleted, what is left is the layout's text for these topics and counts
-    keys = list(zip(topic.tolist(), sizes.tolist(), observers.tolist(), strict=True))
-    shapes = {k: _template(topics.bare[k[0]], k[1], k[2]) for k in set(keys)}
-    expected = b"\n".join(map(shapes.__getitem__, keys))
-    if block.translate(None, _DIGITS) != (expected[:-1] if last else expected):
+    # (made a run of lines alike at a time)
+    code = (topic * (_LONGEST + 1) + sizes) * (_LONGEST + 1) + observers
+    firsts = np.flatnonzero(np.append(True, code[1:] != code[:-1]))
+    alike = np.diff(np.append(firsts, code.size)).tolist()
+    shapes = map(
+        topics.line,
+        topic[firsts].tolist(),
+        sizes[firsts].tolist(),
+        observers[firsts].tolist(),
+    )
+    expected = b"".join(map(bytes.__mul__, shapes, alike))
+    if block.translate(None, _DIGITS) != expected[: -2 if last else -1]:
         return None
     # and past the prefix, digits only in the places of numbers: each run follows a
     # colon, a bracket or a comma, and is followed by a comma or a bracket (in the text
@@ -194,15 +211,14 @@ def _chunk(
     opened, closed = at_open[slot], at_close[slot]
     if not (_OPENS[a[opened - 1]].all() and _CLOSES[a[closed + 1]].all()):
         return None
-    # the numbers, a digit at a time; none has a leading zero (so past 10 digits, none
-    # is an id), none is above 2^31 - 1
+    # the numbers, a digit at a time from the last; none has a leading zero (so past 10
+    # digits, none is an id), none is above 2^31 - 1
     digits = closed - opened + 1
     if digits.max() > 10 or (a[opened[digits > 1]] == ord("0")).any():
         return None
-    values = np.zeros(opened.size, dtype=np.int64)
-    for j in range(int(digits.max())):
-        more = digits > j
-        values[more] = values[more] * 10 + (a[opened[more] + j] - 48)
+    values = a[closed].astype(np.int64) - 48
+    for j in range(1, int(digits.max())):
+        values += (a[closed - j] - 48).astype(np.int64) * ((digits > j) * 10**j)
     if values.max() > INT32_MAX:
         return None
     at = np.cumsum(runs - named[topic]) - (runs - named[topic])  # each line's partition
@@ -308,11 +324,16 @@ def _columns(parts: list[_Lines], names: list[str]) -> OwnLayout | None:
             return None
     named = np.empty(len(names), dtype=object)
     named[:] = names
+    top = max(int(flat.max()), int(partitions.max()))
+    table = None
+    if top < _SHARED:  # the ints up to the largest, each one object for all its uses
+        table = np.empty(top + 1, dtype=object)
+        table[:] = range(top + 1)
     entries = assignments(
         named[topic].tolist(),
-        partitions.tolist(),
-        _tuples(flat, sizes),
-        _tuples(observer_flat, observers),
+        partitions.tolist() if table is None else table[partitions].tolist(),
+        _tuples(flat, sizes, table),
+        _tuples(observer_flat, observers, table),
     )
     return OwnLayout(entries, Columns(names, topic, sizes, observers, flat, observer_flat))
 
@@ -334,17 +355,15 @@ def _distinct(flat: np.ndarray, sizes: np.ndarray, starts: np.ndarray) -> bool:
 _RUN = 16  # lines a run of one length holds at least, on average, for `_tuples` by runs
 
 
-def _tuples(flat: np.ndarray, sizes: np.ndarray) -> list[tuple[int, ...]]:
+def _tuples(flat: np.ndarray, sizes: np.ndarray, table: np.ndarray | None) -> list[tuple[int, ...]]:
     """The lists ``sizes`` long, one after another in ``flat``, as tuples (each id one
-    int object for all its lists): a run of lines of one length at a time (the file's
-    order: a topic's lines are alike), else a length at a time."""
+    int object for all its lists: ``table[id]``, when a table is given): a run of lines
+    of one length at a time (the file's order: a topic's lines are alike), else a length
+    at a time."""
     if not flat.size:
         return [()] * sizes.size
-    top = int(flat.max())
-    if top < _SHARED:  # a table by id
-        at = flat
-        shared = np.empty(top + 1, dtype=object)
-        shared[:] = range(top + 1)
+    if table is not None:
+        at, shared = flat, table
     else:
         ids, at = np.unique(flat, return_inverse=True)
         shared = np.empty(ids.size, dtype=object)
@@ -354,14 +373,23 @@ def _tuples(flat: np.ndarray, sizes: np.ndarray) -> list[tuple[int, ...]]:
     if cut.size * _RUN > n:
         return _by_length(shared, at, sizes)
     bounds = [0, *cut.tolist(), n]
-    ids_in_order = iter(shared[at].tolist())
     out: list[tuple[int, ...]] = []
     lengths = sizes[bounds[:-1]].tolist()
+    begin = 0  # in ``at``
     for lo, hi, k in zip(bounds[:-1], bounds[1:], lengths, strict=True):
-        # each tuple the next k ids: a zip of one iterator k times
-        nexts = zip(*repeat(ids_in_order, k), strict=False)
-        out += islice(nexts, hi - lo) if k else repeat((), hi - lo)
+        if not k:
+            out += repeat((), hi - lo)
+            continue
+        step = max(_PIECE // k, 1)  # lines: the ids of a piece of the run as a list
+        for first in range(lo, hi, step):
+            end = begin + min(step, hi - first) * k
+            ids = iter(shared[at[begin:end]].tolist())
+            out += zip(*repeat(ids, k), strict=False)  # a tuple: the next k ids
+            begin = end
     return out
+
+
+_PIECE = 1 << 16  # ids made a list at a time (a few in the cache, and no large list)
 
 
 def _by_length(shared: np.ndarray, at: np.ndarray, sizes: np.ndarray) -> list[tuple[int, ...]]:

@@ -154,6 +154,8 @@ def test_runs_of_lines_alike_are_read_a_run_at_a_time(
     """As `assign` writes: each topic's lists of one length (its observers too, or none)."""
     rng = random.Random(seed)
     monkeypatch.setattr(own, "_RUN", rng.choice([0, 2, 16]))
+    monkeypatch.setattr(own, "_PIECE", rng.choice([1, 7, 1 << 16]))  # runs in pieces
+    monkeypatch.setattr(own, "_SHARED", rng.choice([0, 1 << 20]))  # ints by table, or not
     plan = []
     for topic in rng.sample(TOPICS, rng.randint(1, len(TOPICS))):
         size = rng.randint(1, 6)
