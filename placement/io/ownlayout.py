@@ -80,7 +80,8 @@ def _line_ends(data: bytes, begin: int, end: int) -> np.ndarray:
 class _Topics:
     """The topics met, numbered, with how each line of one starts: its prefix
     ``{"topic":"NAME","partition":`` (as bytes, and without its digits), its length and
-    how many runs of digits and "y"s it holds."""
+    how many runs of digits it holds; and the text of its lines, digits deleted, by
+    counts (`line`)."""
 
     def __init__(self) -> None:
         self.number: dict[bytes, int] = {}
@@ -117,11 +118,11 @@ class _Topics:
         return t
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per topic: its prefix's length, runs of digits and "y"s."""
+        """Per topic: its prefix's length, runs of digits, and length without digits."""
         return (
             np.array(list(map(len, self.prefixes)), dtype=np.int64),
             np.array([len(_NUMBER_RUN.findall(p)) for p in self.prefixes], dtype=np.int64),
-            np.array([p.count(b"y") for p in self.prefixes], dtype=np.int64),
+            np.array(list(map(len, self.bare)), dtype=np.int64),
         )
 
 
@@ -166,7 +167,7 @@ def _chunk(
     """The lines starting at ``starts`` (the last one ending at ``stop``), of the topics
     ``topic`` (``shape``: `_Topics.arrays`); ``last``: they end the file (no comma after
     the last). None when they are not the layout's text, or break a rule of one line."""
-    length, named, ys = shape
+    length, named, bare = shape
     begin = int(starts[0])
     block = data[begin:stop]
     a = np.frombuffer(block, dtype=np.uint8)
@@ -179,9 +180,20 @@ def _chunk(
     edges = np.flatnonzero(digit[1:] != digit[:-1])
     at_open, at_close = edges[0::2] + 1, edges[1::2]
     bounds = np.append(local, a.size)
-    runs = np.diff(np.searchsorted(at_open, bounds))  # runs of digits per line
-    sizes = np.diff(np.searchsorted(np.flatnonzero(a == ord("y")), bounds)) - ys[topic]
-    observers = runs - named[topic] - 1 - sizes
+    first = np.searchsorted(at_open, bounds)
+    runs = np.diff(first)  # runs of digits per line
+    # a line of r replicas and o observers is, its digits deleted, its topic's prefix
+    # (digits deleted), 43 bytes of keys and brackets, 7 a replica (its comma and "any")
+    # and 1 an observer past the first (its comma), and its newline; it holds r + o
+    # numbers past its partition: as many bytes as 6 r past the numbers with no
+    # observers, 6 r - 1 with some (the lines' counts as read; each line is then
+    # compared, byte for byte, with the text of the counts)
+    held = np.append(0, np.cumsum(at_close - at_open + 1))[first]  # digits before
+    kept = np.diff(bounds) - np.diff(held)  # each line's bytes but its digits
+    kept[-1] += 2 if last else 1  # (the block's last line has no newline; the file's, no comma)
+    numbers = runs - named[topic] - 1
+    sizes = (kept - bare[topic] - 44 - numbers + 5) // 6
+    observers = numbers - sizes
     if sizes.min() < 1 or observers.min() < 0 or (observers >= sizes).any():
         return None
     if sizes.max() > _LONGEST:
