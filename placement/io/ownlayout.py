@@ -234,13 +234,16 @@ def _chunk(
     if values.max() > INT32_MAX:
         return None
     at = np.cumsum(runs - named[topic]) - (runs - named[topic])  # each line's partition
+    # no broker twice in a list, the observers the replicas' tail (checked here, on
+    # arrays still in the cache)
+    if not _distinct(values, sizes, at + 1):
+        return None
+    tails = _ranges(at + 1 + sizes, observers)
+    observer_flat = values[tails]
+    if not np.array_equal(observer_flat, values[tails - np.repeat(observers, observers)]):
+        return None
     return _Lines(
-        topic,
-        sizes,
-        observers,
-        values[at],
-        values[_ranges(at + 1, sizes)],
-        values[_ranges(at + 1 + sizes, observers)],
+        topic, sizes, observers, values[at], values[_ranges(at + 1, sizes)], observer_flat
     )
 
 
@@ -316,19 +319,14 @@ _LINES = 1 << 12  # lines checked at a time
 
 
 def _columns(parts: list[_Lines], names: list[str]) -> OwnLayout | None:
-    """The lines as entries and columns, when the rules across lines hold: no broker
-    twice in a list, the observers the replicas' tail, no partition twice."""
+    """The lines as entries and columns, when the rule across lines holds: no partition
+    twice."""
     topic = np.concatenate([p.topic for p in parts])
     sizes = np.concatenate([p.sizes for p in parts])
     observers = np.concatenate([p.observers for p in parts])
     flat = np.concatenate([p.flat for p in parts])
     observer_flat = np.concatenate([p.observer_flat for p in parts])
     partitions = np.concatenate([p.partitions for p in parts])
-    ends = np.cumsum(sizes)
-    if not _distinct(flat, sizes, ends - sizes):
-        return None
-    if not np.array_equal(flat[_ranges(ends - observers, observers)], observer_flat):
-        return None
     keys = (topic << 31) | partitions
     if not (keys[1:] > keys[:-1]).all():  # as written: in order, so none twice
         keys.sort()
@@ -387,10 +385,18 @@ def _tuples(flat: np.ndarray, sizes: np.ndarray, table: np.ndarray | None) -> li
     bounds = [0, *cut.tolist(), n]
     out: list[tuple[int, ...]] = []
     lengths = sizes[bounds[:-1]].tolist()
+    # lists of one id (an observer, most often): one tuple per id, when fewer
+    singles = None
+    if np.count_nonzero(sizes == 1) > shared.size:
+        singles = np.fromiter(zip(shared.tolist()), dtype=object, count=shared.size)
     begin = 0  # in ``at``
     for lo, hi, k in zip(bounds[:-1], bounds[1:], lengths, strict=True):
         if not k:
             out += repeat((), hi - lo)
+            continue
+        if k == 1 and singles is not None:
+            out += singles[at[begin : begin + hi - lo]].tolist()
+            begin += hi - lo
             continue
         step = max(_PIECE // k, 1)  # lines: the ids of a piece of the run as a list
         for first in range(lo, hi, step):

@@ -166,3 +166,23 @@ def test_runs_of_lines_alike_are_read_a_run_at_a_time(
     got = read_own_layout(render_reassignment(plan))
     assert got is not None
     assert got.entries == sorted(plan) == _general(render_reassignment(plan))
+
+
+@pytest.mark.parametrize("shared", [0, 1 << 20])
+def test_lists_of_one_id_share_a_tuple_per_id(shared: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(own, "_SHARED", shared)
+    monkeypatch.setattr(own, "_RUN", 0)
+    rng = random.Random(shared)
+    plan = [
+        PartitionAssignment(t, p, reps, reps[-1:] if p % 5 else ())
+        for t in ("a", "b")
+        for p in range(60)
+        for reps in [tuple(rng.sample([1, 2, 3, 2**31 - 1], 2 + p % 3))]
+    ]
+    plan.append(PartitionAssignment("c", 0, (2,)))
+    text = render_reassignment(plan)
+    got = read_own_layout(text)
+    assert got is not None
+    assert got.entries == sorted(plan) == _general(text)
+    tails = {id(a.observers) for a in got.entries if a.observers}
+    assert len(tails) <= 4  # one tuple per id
