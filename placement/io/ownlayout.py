@@ -117,13 +117,39 @@ class _Topics:
         self.bare.append(prefix.translate(None, _DIGITS))
         return t
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per topic: its prefix's length, runs of digits, and length without digits."""
-        return (
+    def arrays(self) -> _Shape:
+        """The prefixes as arrays (`_Shape`)."""
+        places = [[i for i, c in enumerate(p) if c in _DIGITS] for p in self.prefixes]
+        wide = max(map(len, places))
+        # each topic's row: its prefix's places of digits, then 0s (a prefix's "{")
+        at = np.zeros((len(places), wide), dtype=np.int64)
+        values = np.zeros((len(places), wide), dtype=np.uint8)
+        for t, (prefix, row) in enumerate(zip(self.prefixes, places, strict=True)):
+            at[t, : len(row)] = row
+            values[t] = np.frombuffer(prefix, dtype=np.uint8)[at[t]]
+        return _Shape(
             np.array(list(map(len, self.prefixes)), dtype=np.int64),
             np.array([len(_NUMBER_RUN.findall(p)) for p in self.prefixes], dtype=np.int64),
             np.array(list(map(len, self.bare)), dtype=np.int64),
+            np.array(list(map(len, places)), dtype=np.int64),
+            at,
+            values,
         )
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """Per topic (by number): its prefix's length, runs of digits, length without digits
+    and digits; the places of its digits in it (``places[t]``, as long as the most any
+    prefix has: the rest 0, the place of a line's "{"), and the bytes there
+    (``values[t]``)."""
+
+    length: np.ndarray
+    named: np.ndarray
+    bare: np.ndarray
+    digits: np.ndarray
+    places: np.ndarray
+    values: np.ndarray
 
 
 _AFTER_NAME = b'","partition":'
@@ -161,13 +187,13 @@ def _chunk(
     stop: int,
     topic: np.ndarray,
     topics: _Topics,
-    shape: tuple[np.ndarray, np.ndarray, np.ndarray],
+    shape: _Shape,
     last: bool,
 ) -> _Lines | None:
     """The lines starting at ``starts`` (the last one ending at ``stop``), of the topics
     ``topic`` (``shape``: `_Topics.arrays`); ``last``: they end the file (no comma after
     the last). None when they are not the layout's text, or break a rule of one line."""
-    length, named, bare = shape
+    length, named, bare = shape.length, shape.named, shape.bare
     begin = int(starts[0])
     block = data[begin:stop]
     a = np.frombuffer(block, dtype=np.uint8)
@@ -180,15 +206,28 @@ def _chunk(
     edges = np.flatnonzero(digit[1:] != digit[:-1])
     at_open, at_close = edges[0::2] + 1, edges[1::2]
     bounds = np.append(local, a.size)
+    if (np.diff(bounds) <= length[topic]).any():
+        return None
     first = np.searchsorted(at_open, bounds)
     runs = np.diff(first)  # runs of digits per line
+    count = np.append(0, np.cumsum(at_close - at_open + 1))  # digits before each run
+    # each line starts with its topic's prefix, byte for byte: there are as many digits
+    # before the prefix's end as it has, its digits are in their places (so no other
+    # byte there is a digit), and the other bytes are the prefix's, digits deleted (the
+    # lines' text, digits deleted, is compared below)
+    held = count[first]  # digits before each line
+    if not np.array_equal(
+        count[np.searchsorted(at_open, local + length[topic])] - held[:-1], shape.digits[topic]
+    ):
+        return None
+    if not np.array_equal(a[local[:, None] + shape.places[topic]], shape.values[topic]):
+        return None
     # a line of r replicas and o observers is, its digits deleted, its topic's prefix
     # (digits deleted), 43 bytes of keys and brackets, 7 a replica (its comma and "any")
     # and 1 an observer past the first (its comma), and its newline; it holds r + o
     # numbers past its partition: as many bytes as 6 r past the numbers with no
     # observers, 6 r - 1 with some (the lines' counts as read; each line is then
     # compared, byte for byte, with the text of the counts)
-    held = np.append(0, np.cumsum(at_close - at_open + 1))[first]  # digits before
     kept = np.diff(bounds) - np.diff(held)  # each line's bytes but its digits
     kept[-1] += 2 if last else 1  # (the block's last line has no newline; the file's, no comma)
     numbers = runs - named[topic] - 1
@@ -297,9 +336,6 @@ def read_own_layout(text: str | bytes) -> OwnLayout | None:
                 lo = mid
             else:
                 hi = mid - 1
-        # each line of the run starts with the prefix, byte for byte
-        if not all(map(data.startswith, repeat(prefix), starts[i : lo + 1].tolist())):
-            return None
         line_topic[i : lo + 1] = t
         i = lo + 1
     parts = []

@@ -186,3 +186,25 @@ def test_lists_of_one_id_share_a_tuple_per_id(shared: int, monkeypatch: pytest.M
     assert got.entries == sorted(plan) == _general(text)
     tails = {id(a.observers) for a in got.entries if a.observers}
     assert len(tails) <= 4  # one tuple per id
+
+
+@pytest.mark.parametrize(
+    "other", ["x1y3", "x11y2", "x1y22", "x1y", "xy2", "1x1y2", "x2y1", "x1y2x"]
+)
+@pytest.mark.parametrize("lines", [1, 4096])
+def test_a_line_of_another_topic_within_a_topics_run_is_told_apart(
+    other: str, lines: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines of a topic are found as a run from its first line; each line is then held
+    to that topic's prefix, byte for byte (a name differing only in its digits too)."""
+    monkeypatch.setattr(own, "_LINES", lines)
+    plan = [PartitionAssignment("x1y2", p, (p + 1, p + 2), (p + 2,)) for p in range(9)]
+    text = render_reassignment(plan)
+    for i in (1, 4, 8):
+        edited = text.split("\n")
+        edited[i] = edited[i].replace('"x1y2"', f'"{other}"')
+        candidate = "\n".join(edited)
+        want = _general(candidate)
+        assert want is not None and any(a.topic == other for a in want)
+        got = read_own_layout(candidate)
+        assert got is None or got.entries == want
