@@ -493,24 +493,30 @@ def summarise(parts: DataFrame, key: Key) -> DataFrame:
 def plan_changes(plans: Sequence[DataFrame]) -> DataFrame:
     """Every plan's entries as one small table: a row per partition some plan lists, with
     ``changes``, an array of (``plan``: its index in ``plans``, ``new_replicas``,
-    ``new_observers``, ``listed``: how many entries that plan has for it)."""
+    ``new_observers``, ``listed``: 1). A plan lists a partition at most once (the strict
+    reader refuses one listed twice, as Kafka does), so one plan needs no grouping."""
     from pyspark.sql import functions as F  # noqa: N812
 
     empty = F.array().cast("array<int>")
     per_plan = [
-        plan.groupBy("topic", "partition").agg(
-            F.lit(i).alias("plan"),
-            F.first("replicas").alias("new_replicas"),
-            F.coalesce(F.first("observers"), empty).alias("new_observers"),
-            F.count("*").alias("listed"),
+        plan.select(
+            "topic",
+            "partition",
+            F.struct(
+                F.lit(i).alias("plan"),
+                F.col("replicas").alias("new_replicas"),
+                F.coalesce("observers", empty).alias("new_observers"),
+                F.lit(1).alias("listed"),
+            ).alias("change"),
         )
         for i, plan in enumerate(plans)
     ]
     union = per_plan[0]
     for more in per_plan[1:]:
         union = union.unionByName(more)
-    change = F.struct("plan", "new_replicas", "new_observers", "listed")
-    return union.groupBy("topic", "partition").agg(F.collect_list(change).alias("changes"))
+    if len(plans) == 1:
+        return union.select("topic", "partition", F.array("change").alias("changes"))
+    return union.groupBy("topic", "partition").agg(F.collect_list("change").alias("changes"))
 
 
 def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
@@ -564,7 +570,7 @@ def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
                 F.size(F.array_except(old, new)),
                 far,
                 _flag(F.col("size_bytes").isNull() & (F.size(added) > 0)),
-                c["listed"].cast("int"),
+                c["listed"],
             ]
             return state(c["plan"], new, new_obs, 1, moves)
 
