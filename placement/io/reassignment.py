@@ -39,7 +39,6 @@ import numpy as np
 import orjson
 
 from placement.errors import InputError
-from placement.io.atomic import open_atomic
 from placement.io.columns import Columns
 from placement.io.jsonsrc import (
     MAX_DEPTH,
@@ -882,6 +881,8 @@ def write_election_stream(path: str | Path, keys: Iterable[tuple[str, int]]) -> 
         for key in keys:
             count += 1
             yield key
+
+    from placement.io.atomic import open_atomic  # (writers only: readers go without)
 
     try:
         with open_atomic(path) as fh:
