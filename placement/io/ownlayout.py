@@ -18,6 +18,7 @@ reader reads alike, and reads it to the same entries.
 
 from __future__ import annotations
 
+import io
 import re
 from collections import deque
 from collections.abc import Sequence
@@ -35,8 +36,6 @@ OWN_HEADER = '{"version":1,"partitions":['
 _HEAD = OWN_HEADER.encode() + b"\n"
 
 _DIGITS = b"0123456789"
-# bytes -> the digits kept, everything else a space (numbers apart, for np.fromstring)
-_NUMBERS = bytes.maketrans(bytes(range(256)), bytes(c if c in _DIGITS else 32 for c in range(256)))
 _TOPIC_AT = b'{"topic":"'
 _CHUNK = 1 << 23  # bytes searched for line ends at a time
 _LONGEST = 64  # the longest replica list read here (longer: the general reader)
@@ -67,7 +66,7 @@ def _template(prefix: bytes, r: int, o: int) -> bytes:
     )
 
 
-def _line_ends(data: bytes, begin: int, end: int) -> np.ndarray:
+def _line_ends(data: bytearray, begin: int, end: int) -> np.ndarray:
     """Where each newline in ``data[begin:end]`` is, a chunk at a time."""
     found = [np.zeros(0, dtype=np.int64)]
     for lo in range(begin, end, _CHUNK):
@@ -79,16 +78,19 @@ def _line_ends(data: bytes, begin: int, end: int) -> np.ndarray:
 
 class _Topics:
     """The topics met, numbered, with how each line of one starts: its prefix
-    ``{"topic":"NAME","partition":`` (as bytes, and without its digits), its length and
-    how many runs of digits it holds; and the text of its lines, digits deleted, by
-    counts (`line`)."""
+    ``{"topic":"NAME","partition":`` (as bytes, and without its digits), its length, how
+    many runs of digits it holds and where its digits are; and the text of its lines,
+    digits deleted, by counts (`line`)."""
 
     def __init__(self) -> None:
         self.number: dict[bytes, int] = {}
         self.names: list[str] = []
-        self.prefixes: list[bytes] = []
         self.bare: list[bytes] = []
         self.lines: dict[tuple[int, int, int], bytes] = {}
+        self.counts: list[tuple[int, int, int, int]] = []  # `_Shape`'s first four
+        self.places: list[list[int]] = []
+        self.values: list[list[int]] = []
+        self.shape: _Shape | None = None  # `arrays`, while no topic is added
 
     def line(self, t: int, r: int, o: int) -> bytes:
         """A line of topic ``t`` with ``r`` replicas and ``o`` observers, its digits
@@ -113,28 +115,33 @@ class _Topics:
             return None
         t = self.number[prefix] = len(self.names)
         self.names.append(name)
-        self.prefixes.append(prefix)
-        self.bare.append(prefix.translate(None, _DIGITS))
+        bare = prefix.translate(None, _DIGITS)
+        self.bare.append(bare)
+        places = [i for i, c in enumerate(prefix) if c in _DIGITS]
+        self.places.append(places)
+        self.values.append([prefix[i] for i in places])
+        runs = len(_NUMBER_RUN.findall(prefix))
+        self.counts.append((len(prefix), runs, len(bare), len(places)))
+        self.shape = None
         return t
 
     def arrays(self) -> _Shape:
         """The prefixes as arrays (`_Shape`)."""
-        places = [[i for i, c in enumerate(p) if c in _DIGITS] for p in self.prefixes]
-        wide = max(map(len, places))
-        # each topic's row: its prefix's places of digits, then 0s (a prefix's "{")
-        at = np.zeros((len(places), wide), dtype=np.int64)
-        values = np.zeros((len(places), wide), dtype=np.uint8)
-        for t, (prefix, row) in enumerate(zip(self.prefixes, places, strict=True)):
-            at[t, : len(row)] = row
-            values[t] = np.frombuffer(prefix, dtype=np.uint8)[at[t]]
-        return _Shape(
-            np.array(list(map(len, self.prefixes)), dtype=np.int64),
-            np.array([len(_NUMBER_RUN.findall(p)) for p in self.prefixes], dtype=np.int64),
-            np.array(list(map(len, self.bare)), dtype=np.int64),
-            np.array(list(map(len, places)), dtype=np.int64),
-            at,
-            values,
-        )
+        if self.shape is None:
+            wide = max(map(len, self.places))
+            # each topic's row: its prefix's places of digits, then 0s (a line's "{")
+            at = [row + [0] * (wide - len(row)) for row in self.places]
+            values = [row + [ord("{")] * (wide - len(row)) for row in self.values]
+            length, named, bare, digits = np.array(self.counts, dtype=np.int64).reshape(-1, 4).T
+            self.shape = _Shape(
+                length,
+                named,
+                bare,
+                digits,
+                np.array(at, dtype=np.int64).reshape(len(at), wide),
+                np.array(values, dtype=np.uint8).reshape(len(at), wide),
+            )
+        return self.shape
 
 
 @dataclass(frozen=True)
@@ -182,7 +189,7 @@ class _Lines:
 
 
 def _chunk(
-    data: bytes,
+    data: bytearray,
     starts: np.ndarray,
     stop: int,
     topic: np.ndarray,
@@ -287,68 +294,113 @@ def _chunk(
 
 
 def read_own_layout(text: str | bytes) -> OwnLayout | None:
-    """The entries of ``text`` (or of the file's bytes, as read: no text decoded, nor
-    encoded again) when it is in the own layout and every rule holds; None otherwise
-    (then the general reader reads it). Every byte read here is ASCII: each is a digit,
-    a byte the layout's text has there, or in a topic name (whose bytes `_Topics.add`
-    decodes as ASCII)."""
+    """The entries of ``text`` (or of a file's bytes) when it is in the own layout and
+    every rule holds; None otherwise (then the general reader reads it)."""
     if isinstance(text, str):
         try:
-            data = text.encode("ascii")
+            text = text.encode("ascii")
         except UnicodeEncodeError:
             return None
-    else:
-        data = text
-    head = _HEAD
-    if not data.startswith(head):
-        return None
-    if data.endswith(b"\n]}\n"):
-        end = len(data) - 4
-    elif data.endswith(b"\n]}"):
-        end = len(data) - 3
-    else:
-        return None
-    if end <= len(head):
-        return None
-    newlines = _line_ends(data, len(head), end)
-    starts = np.concatenate([[len(head)], newlines + 1])
-    stops = np.concatenate([newlines, [end]])
-    n = starts.size
-    # each line's topic: the topic of a run of lines is read off its first line, and the
-    # run goes on to the last line starting alike (searched as if the topic's lines were
-    # together, as the layout has them; `_chunk` checks every line)
-    topics = _Topics()
-    line_topic = np.zeros(n, dtype=np.int64)
-    i = 0
-    while i < n:
-        s = int(starts[i])
-        close = data.find(b'"', s + len(_TOPIC_AT), int(stops[i]))
-        if not data.startswith(_TOPIC_AT, s) or close < 0:
+    return read_own_layout_file(io.BytesIO(text))
+
+
+def read_own_layout_file(fh: io.BufferedIOBase) -> OwnLayout | None:
+    """`read_own_layout` of what ``fh`` reads, read a window at a time into one buffer
+    (a file of some hundred MB is never all in memory: no page of it is made more than
+    once). Every byte read is ASCII: each is a digit, a byte the layout's text has
+    there, or in a topic name (whose bytes `_Topics.add` decodes as ASCII)."""
+    buf = bytearray(_WINDOW)
+    view = memoryview(buf)
+    lines = _Reader()
+    held, begin = 0, len(_HEAD)
+    while True:
+        size, eof = _fill(fh, view, held)
+        if begin == len(_HEAD) and (size < begin or buf[:begin] != _HEAD):
             return None
-        prefix = data[s:close] + _AFTER_NAME
-        t = topics.add(prefix)
-        if t is None:
-            return None
-        lo, hi = i, n - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if data.startswith(prefix, int(starts[mid])):
-                lo = mid
+        if eof:
+            if buf[size - 4 : size] == b"\n]}\n":
+                end = size - 4
+            elif buf[size - 3 : size] == b"\n]}":
+                end = size - 3
             else:
-                hi = mid - 1
-        line_topic[i : lo + 1] = t
-        i = lo + 1
-    parts = []
-    shape = topics.arrays()
-    for lo in range(0, n, _LINES):
-        hi = min(lo + _LINES, n)
-        ours = line_topic[lo:hi]
-        got = _chunk(data, starts[lo:hi], int(stops[hi - 1]), ours, topics, shape, hi == n)
-        if got is None:
+                return None
+            if end <= begin or not lines.read(buf, begin, end, last=True):
+                return None
+            del buf, view  # freed before the entries are made
+            return _columns(lines.parts, lines.topics.names)
+        # the window's lines but its last whole one (which may be the file's last entry,
+        # read as such with the next window), and then what follows it, kept for the next
+        cut = buf.rfind(b"\n", begin, size)
+        cut = buf.rfind(b"\n", begin, max(cut, begin))
+        if cut <= begin or not lines.read(buf, begin, cut, last=False):
             return None
-        parts.append(got)
-    del data  # freed before the entries are made (when a copy of the text)
-    return _columns(parts, topics.names)
+        held = size - cut
+        buf[:held] = buf[cut:size]
+        begin = 1  # past the newline kept
+
+
+_WINDOW = 1 << 24  # bytes read at a time (at least twice the longest line of the layout)
+
+
+def _fill(fh: io.BufferedIOBase, view: memoryview, held: int) -> tuple[int, bool]:
+    """``view`` past its first ``held`` bytes filled from ``fh``: how many bytes it then
+    holds, and whether the file ended first."""
+    while held < len(view):
+        got = fh.readinto(view[held:])
+        if not got:
+            return held, True
+        held += got
+    return held, False
+
+
+class _Reader:
+    """The lines read so far: their topics, and the lines as arrays, a chunk at a time."""
+
+    def __init__(self) -> None:
+        self.topics = _Topics()
+        self.parts: list[_Lines] = []
+
+    def read(self, data: bytearray, begin: int, end: int, last: bool) -> bool:
+        """Read the lines of ``data[begin:end]`` (``last``: they end the file); False
+        when they are not the layout's text, or break a rule of one line."""
+        newlines = _line_ends(data, begin, end)
+        starts = np.concatenate([[begin], newlines + 1])
+        stops = np.concatenate([newlines, [end]])
+        n = starts.size
+        # each line's topic: the topic of a run of lines is read off its first line, and
+        # the run goes on to the last line starting alike (searched as if the topic's
+        # lines were together, as the layout has them; `_chunk` checks every line)
+        topics = self.topics
+        line_topic = np.zeros(n, dtype=np.int64)
+        i = 0
+        while i < n:
+            s = int(starts[i])
+            close = data.find(b'"', s + len(_TOPIC_AT), int(stops[i]))
+            if not data.startswith(_TOPIC_AT, s) or close < 0:
+                return False
+            prefix = bytes(data[s:close]) + _AFTER_NAME
+            t = topics.add(prefix)
+            if t is None:
+                return False
+            lo, hi = i, n - 1
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if data.startswith(prefix, int(starts[mid])):
+                    lo = mid
+                else:
+                    hi = mid - 1
+            line_topic[i : lo + 1] = t
+            i = lo + 1
+        shape = topics.arrays()
+        for lo in range(0, n, _LINES):
+            hi = min(lo + _LINES, n)
+            ours = line_topic[lo:hi]
+            stop = int(stops[hi - 1])
+            got = _chunk(data, starts[lo:hi], stop, ours, topics, shape, last and hi == n)
+            if got is None:
+                return False
+            self.parts.append(got)
+        return True
 
 
 _LINES = 1 << 12  # lines checked at a time

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import re
+import stat
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -52,7 +54,13 @@ from placement.io.jsonsrc import (
     parse_json,
 )
 from placement.io.limits import PLAN_BYTES, read_bytes_capped
-from placement.io.ownlayout import OWN_HEADER, OwnLayout, assignments, read_own_layout
+from placement.io.ownlayout import (
+    OWN_HEADER,
+    OwnLayout,
+    assignments,
+    read_own_layout,
+    read_own_layout_file,
+)
 from placement.io.positions import LineIndex, Position, escape_token, parent_pointers, position_in
 from placement.model.assignment import PartitionAssignment
 from placement.model.kafka import INT32_MAX, TOPIC_NAME_HINT, topic_name_error
@@ -796,13 +804,28 @@ def read_plan_file(path: str | Path) -> PlanFile:
 def read_plan_entries(path: str | Path) -> tuple[list[PartitionAssignment], Columns | None]:
     """The entries of a plan file, read as `read_plan_file` reads them, and their columns
     when the reader made them; no text kept (to place an error, none is needed after):
-    a file in the own layout is read from its bytes, never decoded."""
-    data = read_bytes_capped(path, PLAN_BYTES, _WHAT)
-    own = _own_layout(data)
+    a file in the own layout is read from its bytes a window at a time, never all in
+    memory, never decoded (anything else: the whole file read again, and decoded)."""
+    own = _own_layout_file(path)
     if own is not None:
         return own.entries, own.columns
+    data = read_bytes_capped(path, PLAN_BYTES, _WHAT)
     plan = _parse_plan(_decoded(data, path), str(path), own_layout=False)
     return plan.entries, plan.columns
+
+
+def _own_layout_file(path: str | Path) -> OwnLayout | None:
+    """`read_own_layout_file` of the regular file at ``path`` no larger than the plan's
+    limit; None for any other (the capped reader reads it, or says why not)."""
+    try:
+        with Path(path).open("rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > PLAN_BYTES.value():
+                return None
+            with collector_paused():
+                return read_own_layout_file(fh)
+    except OSError:
+        return None
 
 
 _WHAT = "the plan"

@@ -47,6 +47,7 @@ def test_what_assign_writes_is_read_back_with_its_columns(
     rng = random.Random(seed)
     monkeypatch.setattr(own, "_LINES", rng.choice([1, 2, 5, 4096]))  # chunks across topics
     monkeypatch.setattr(own, "_RUN", rng.choice([0, 16, 10**6]))  # tuples by runs, by length
+    monkeypatch.setattr(own, "_WINDOW", rng.choice([1 << 11, 1 << 13, 1 << 24]))  # windows
     plan = _plan(rng, rng.randint(1, 80))
     text = render_reassignment(plan)
     for written in (text, text.rstrip("\n")):
@@ -97,6 +98,7 @@ def test_an_edited_file_is_read_as_the_general_reader_reads_it_or_left_to_it(
     rng = random.Random(seed)
     monkeypatch.setattr(own, "_LINES", rng.choice([1, 3, 4096]))
     monkeypatch.setattr(own, "_RUN", rng.choice([0, 10**6]))
+    monkeypatch.setattr(own, "_WINDOW", rng.choice([64, 300, 1 << 11, 1 << 24]))
     text = render_reassignment(_plan(rng, rng.randint(2, 30)))
     lines = text.split("\n")
     for _ in range(12):
@@ -156,6 +158,7 @@ def test_runs_of_lines_alike_are_read_a_run_at_a_time(
     monkeypatch.setattr(own, "_RUN", rng.choice([0, 2, 16]))
     monkeypatch.setattr(own, "_PIECE", rng.choice([1, 7, 1 << 16]))  # runs in pieces
     monkeypatch.setattr(own, "_SHARED", rng.choice([0, 1 << 20]))  # ints by table, or not
+    monkeypatch.setattr(own, "_WINDOW", rng.choice([1 << 11, 1 << 24]))
     plan = []
     for topic in rng.sample(TOPICS, rng.randint(1, len(TOPICS))):
         size = rng.randint(1, 6)
@@ -208,3 +211,21 @@ def test_a_line_of_another_topic_within_a_topics_run_is_told_apart(
         assert want is not None and any(a.topic == other for a in want)
         got = read_own_layout(candidate)
         assert got is None or got.entries == want
+
+
+@pytest.mark.parametrize("window", [1 << 9, 1 << 10, 1 << 11, 1 << 13])
+def test_a_file_is_read_a_window_at_a_time_wherever_the_windows_end(
+    window: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows ending anywhere in a line, at its newline, or at the file's end: the last
+    entry (no comma after it) is always read with the file's end."""
+    monkeypatch.setattr(own, "_WINDOW", window)
+    plan = [PartitionAssignment(f"t{p % 3}", p, (p + 10, p + 50, 7), (7,)) for p in range(40)]
+    text = render_reassignment(plan)
+    for pad in range(60):  # moves where each window ends
+        padded = text.replace('"t0"', '"t0' + "_" * pad + '"')
+        for written in (padded, padded.rstrip("\n")):
+            got = read_own_layout(written)
+            assert got is not None
+            assert got.entries == _general(written)
+    assert read_own_layout(text[:-4] + ",\n]}\n") is None  # a comma after the last
