@@ -261,13 +261,16 @@ def _chunk(
     # and past the prefix, digits only in the places of numbers: each run follows a
     # colon, a bracket or a comma, and is followed by a comma or a bracket (in the text
     # left, that is such a place, and each holds one run at most). The runs fill every
-    # place but one where a line has no observers: that one is the observers'
-    if block.count(b'"observers":[]') != int((observers == 0).sum()):
-        return None
+    # place but one where a line has no observers: that one is the observers' (its
+    # last number is its last replica's, 4 bytes before the "o" of "observers"; with
+    # observers, the last observer's, before the "l" of "log_dirs")
     line = np.repeat(np.arange(local.size, dtype=np.int64), runs)
     slot = at_open >= (local + length[topic])[line]
     opened, closed = at_open[slot], at_close[slot]
     if not (_OPENS[a[opened - 1]].all() and _CLOSES[a[closed + 1]].all()):
+        return None
+    ends = a[at_close[first[1:] - 1] + 4]
+    if not np.array_equal(ends == ord("o"), observers == 0):
         return None
     # the numbers, a digit at a time from the last; none has a leading zero (so past 10
     # digits, none is an id), none is above 2^31 - 1

@@ -143,6 +143,13 @@ def test_an_edited_file_is_read_as_the_general_reader_reads_it_or_left_to_it(
         '{"version":1,"partitions":[\n{"topic":"a","partition":1,"replicas":[1],'
         '"observers":[],"log_dirs":["any"]},\n{"topic":"a","partition":1,"replicas":[2],'
         '"observers":[],"log_dirs":["any"]}\n]}\n',  # a partition twice
+        # a replica's place empty, and a number where no observer is: as many numbers
+        '{"version":1,"partitions":[\n{"topic":"a","partition":1,"replicas":[1,],'
+        '"observers":[2],"log_dirs":["any","any"]}\n]}\n',
+        '{"version":1,"partitions":[\n{"topic":"a","partition":1,"replicas":[1,,3],'
+        '"observers":[23],"log_dirs":["any","any","any"]}\n]}\n',
+        '{"version":1,"partitions":[\n{"topic":"a","partition":,"replicas":[1,2],'
+        '"observers":[2],"log_dirs":["any","any"]}\n]}\n',
     ],
 )
 def test_what_breaks_a_rule_or_the_layout_is_left_to_the_general_reader(text: str) -> None:
