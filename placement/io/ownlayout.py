@@ -205,7 +205,8 @@ def _chunk(
     block = data[begin:stop]
     a = np.frombuffer(block, dtype=np.uint8)
     local = starts - begin
-    digit = (a - 48) < 10  # uint8: what is below "0" wraps past 10
+    value = a - 48  # each byte's value as a digit (uint8: what is below "0" wraps past 10)
+    digit = value < 10
     if digit[0] or digit[-1]:
         return None
     # runs of digits: each opens and closes where a byte and the next differ in kind
@@ -277,9 +278,9 @@ def _chunk(
     digits = closed - opened + 1
     if digits.max() > 10 or (a[opened[digits > 1]] == ord("0")).any():
         return None
-    values = a[closed].astype(np.int64) - 48
+    values = value[closed].astype(np.int64)
     for j in range(1, int(digits.max())):
-        values += (a[closed - j] - 48).astype(np.int64) * ((digits > j) * 10**j)
+        values += value[closed - j] * ((digits > j) * 10**j)
     if values.max() > INT32_MAX:
         return None
     at = np.cumsum(runs - named[topic]) - (runs - named[topic])  # each line's partition
