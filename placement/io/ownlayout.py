@@ -37,7 +37,8 @@ _HEAD = OWN_HEADER.encode() + b"\n"
 
 _DIGITS = b"0123456789"
 _TOPIC_AT = b'{"topic":"'
-_CHUNK = 1 << 23  # bytes searched for line ends at a time
+_CHUNK = 1 << 21  # bytes searched for line ends at a time (arrays below the 4 MB
+# from which numpy asks for huge pages: see `_joined`)
 _LONGEST = 64  # the longest replica list read here (longer: the general reader)
 _SHARED = 1 << 20  # broker ids below this are looked up in a table
 
