@@ -27,22 +27,16 @@ def test_numpy_violation_mask(case: Case) -> None:
 
 @pytest.mark.spark
 @BY_ID
-def test_spark_violation_column(spark: Any, case: Case) -> None:
-    from placement.score.metrics import violation, with_histograms, with_policy
-    from placement.score.run import parsed_policies, prepare
+def test_spark_violation_count(spark: Any, case: Case) -> None:
+    from placement.score.run import all_totals, parsed_policies, prepare
 
     snap = case_snapshot(case)
     lists = [snap.partitions.column(c).to_pylist() for c in ("replicas", "observers")]
     longest = max(len(x or ()) for column in lists for x in column)
     parsed = parsed_policies(Path("cases"), snap.topics)
     ctx = prepare(spark, snap.brokers, parsed, 1, longest=longest)
-    rows = (
-        spark.createDataFrame(snap.partitions)
-        .transform(with_policy(ctx.policies, 1))
-        .transform(with_histograms(ctx.racks, ctx.packing))
-        .select(violation(ctx.packing).alias("violates"))
-        .collect()
-    )
-    # null for a topic without a policy (`with_state_counts` counts it as 0)
-    want = case.violates if case.policy is not None and case.listed else None
-    assert [r["violates"] for r in rows] == [want]
+    (totals,) = all_totals(spark.createDataFrame(snap.partitions), ctx, [])
+    # a topic without a policy, or missing from the topics table, breaks nothing
+    want = case.violates and case.policy is not None and case.listed
+    assert totals.sums["violations"] == int(want)
+    assert totals.sums["partitions"] == 1

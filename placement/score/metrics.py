@@ -152,12 +152,12 @@ class Packing:
         zero = F.lit(0).cast("long")
         return [F.aggregate(brokers, zero, adder(w * self.per_word)) for w in range(self.words)]
 
-    def count(self, words: Sequence[Column], slot: int) -> Column:
-        """How many of a histogram's brokers are in ``slot``."""
-        from pyspark.sql import functions as F  # noqa: N812
-
-        word, at = divmod(slot, self.per_word)
-        return F.shiftright(words[word], at * self.bits).bitwiseAND(F.lit(self.mask))
+    def counts(self, words: Sequence[int]) -> list[int]:
+        """How many brokers of packed ``words`` are in each slot (on the driver)."""
+        return [
+            (words[slot // self.per_word] >> (self.bits * (slot % self.per_word))) & self.mask
+            for slot in range(self.slots)
+        ]
 
 
 def _words(prefix: str, packing: Packing) -> list[str]:
@@ -165,6 +165,18 @@ def _words(prefix: str, packing: Packing) -> list[str]:
 
 
 PolicyRow = tuple[str, list[int] | None, list[int] | None, int, bool]
+
+
+@dataclass(frozen=True)
+class PolicyClass:
+    """What scoring needs of a topic's policy: its sync replicas and its observers per
+    rack, packed (None: the topic has no policy), its min ISR and whether it promotes
+    observers. Topics alike share a class; a partition's key holds its class's number."""
+
+    want_sync: tuple[int, ...] | None
+    want_obs: tuple[int, ...] | None
+    min_isr: int
+    promotes: bool
 
 
 def policy_rows(
@@ -188,38 +200,55 @@ def policy_rows(
     return rows
 
 
-def policy_table(rows: Sequence[PolicyRow], packing: Packing) -> Any:
-    """`policy_rows` as an Arrow table, a column per packed word (``want_sync0``...,
-    ``want_obs0``...): Spark takes it in one transfer (a list of tuples goes row by row
-    through pickling: 2.5 s for 10,000 topics, most of it the first call)."""
+def policy_classes(
+    rows: Sequence[PolicyRow], default_min_isr: int
+) -> tuple[list[int], tuple[PolicyClass, ...]]:
+    """Each row's class number, and the classes; the last is that of a topic the topics
+    table lacks (no policy, the default min ISR, no promotion)."""
+    number: dict[PolicyClass, int] = {}
+
+    def of(c: PolicyClass) -> int:
+        return number.setdefault(c, len(number))
+
+    def packed(words: list[int] | None) -> tuple[int, ...] | None:
+        return None if words is None else tuple(words)
+
+    ids = [of(PolicyClass(packed(r[1]), packed(r[2]), r[3], r[4])) for r in rows]
+    missing = PolicyClass(None, None, default_min_isr, False)
+    classes = list(number)
+    classes.append(missing)  # last, even when a listed topic has the same class
+    return ids, tuple(classes)
+
+
+def policy_table(rows: Sequence[PolicyRow], ids: Sequence[int]) -> Any:
+    """`policy_rows` as an Arrow table (topic, ``cls``: its class number from
+    `policy_classes`, ``min_isr``, ``promotes``): Spark takes it in one transfer (a list
+    of tuples goes row by row through pickling: 2.5 s for 10,000 topics)."""
     import pyarrow as pa
 
-    names = ["topic", *_words("want_sync", packing), *_words("want_obs", packing)]
-    names += ["min_isr", "promotes"]
-    columns: list[list[Any]] = [[row[0] for row in rows]]
-    for packed in ([row[1] for row in rows], [row[2] for row in rows]):
-        for w in range(packing.words):
-            columns.append([None if words is None else words[w] for words in packed])
-    columns += [[row[3] for row in rows], [row[4] for row in rows]]
-    fields = [pa.field("topic", pa.string(), nullable=False)]
-    fields += [pa.field(n, pa.int64()) for n in names[1:-2]]
-    fields += [
-        pa.field("min_isr", pa.int32(), nullable=False),
-        pa.field("promotes", pa.bool_(), nullable=False),
-    ]
-    return pa.table(columns, schema=pa.schema(fields))
+    columns = [[r[0] for r in rows], list(ids), [r[3] for r in rows], [r[4] for r in rows]]
+    schema = pa.schema(
+        [
+            pa.field("topic", pa.string(), nullable=False),
+            pa.field("cls", pa.int32(), nullable=False),
+            pa.field("min_isr", pa.int32(), nullable=False),
+            pa.field("promotes", pa.bool_(), nullable=False),
+        ]
+    )
+    return pa.table(columns, schema=schema)
 
 
-def with_policy(policies: DataFrame, default_min_isr: int) -> Any:
+def with_policy(policies: DataFrame, default_min_isr: int, missing: int = -1) -> Any:
     """Attach each partition's policy (a broadcast join: topics are few); a topic the
     topics table lacks gets the default min ISR and no promotion, like one without a
-    policy."""
+    policy, and the class number ``missing``."""
     from pyspark.sql import functions as F  # noqa: N812
 
     def transform(parts: DataFrame) -> DataFrame:
         joined = parts.join(F.broadcast(policies), "topic", "left")
         return joined.withColumns(
             {
+                "cls": F.coalesce("cls", F.lit(missing)),
                 "min_isr": F.coalesce("min_isr", F.lit(default_min_isr)),
                 "promotes": F.coalesce("promotes", F.lit(False)),
             }
@@ -247,21 +276,6 @@ def with_histograms(racks: RackCodes, packing: Packing) -> Any:
         )
 
     return transform
-
-
-def violation(packing: Packing) -> Column:
-    """After `with_histograms`: the partition breaks its topic's policy (null: the topic
-    has none): a broker listed twice, or racks whose counts differ from the policy's (a
-    broker of no known rack counts in a slot no policy asks for)."""
-    from pyspark.sql import functions as F  # noqa: N812
-
-    broken = F.size(F.array_distinct("replicas")) != F.size("replicas")
-    for kind in ("sync", "obs"):
-        for have, want in zip(
-            _words(f"{kind}_hist", packing), _words(f"want_{kind}", packing), strict=True
-        ):
-            broken = broken | (F.col(have) != F.col(want))
-    return F.when(F.col("want_sync0").isNull(), None).otherwise(broken)
 
 
 def _flag(cond: Column) -> Column:
@@ -305,8 +319,6 @@ def sync_replicas() -> Column:
     return F.slice("replicas", 1, F.greatest(F.size("replicas") - F.size(observers), F.lit(0)))
 
 
-OUTCOMES = ("offline", "under_min_isr", "promoted")  # a rack failure's, coded 1, 2, 3 (0: none)
-
 # what a plan changes in a partition, small counts each: `with_plans` adds them to every row
 # (0 where no plan applies); the byte figures are sizes times the counts (`Key.totals`)
 MOVES = (
@@ -330,22 +342,25 @@ MOVEMENT = (
 
 @dataclass(frozen=True)
 class Key:
-    """A partition's figures as bit fields of a few longs: the group-by key of its header
-    row (`summarise`). Summing a dozen columns per row was most of the job (every row of
-    the explode updated them all, a replica's included); instead the partitions that share
-    every figure are counted together, and the driver multiplies each count by the figures
-    its key holds. The keys are few (a few thousand combinations), the groups too.
+    """What a state row is judged by, as the group-by key of its header row (`summarise`):
+    its racks as counted by `with_histograms` (the packed words as they are), and a few
+    bit fields packed into longs: its policy class (`policy_classes`), whether a broker is
+    listed twice, its replica count and what the plan changes in it (`MOVES`).
+
+    Spark only counts and packs; the partitions that share a key are counted together, and
+    the driver judges each key once (`totals`: the policy, every rack's failure). Summing
+    a dozen figures per row was most of the job, and their expressions made one generated
+    method of 137 kB of machine code that the JIT compiled two dozen times.
 
     ``fields``: (name, word, shift, width); a field never straddles two words and the sign
-    bit stays clear. A list's counts take ``packing.bits`` (it holds the longest list);
-    a rack's failure outcome 2 bits (`OUTCOMES`); ``in_snapshot`` (a plan's entries for the
-    partition: 1, as the strict reader refuses a partition listed twice) 31."""
+    bit stays clear. Counts of a list take ``packing.bits`` (it holds the longest list)."""
 
     fields: tuple[tuple[str, int, int, int], ...]
     words: int
+    packing: Packing
 
     @classmethod
-    def of(cls, widths: Sequence[tuple[str, int]]) -> Key:
+    def of(cls, widths: Sequence[tuple[str, int]], packing: Packing) -> Key:
         placed: list[tuple[str, int, int, int]] = []
         word = used = 0
         for name, width in widths:
@@ -353,25 +368,29 @@ class Key:
                 word, used = word + 1, 0
             placed.append((name, word, used, width))
             used += width
-        return cls(tuple(placed), word + 1)
+        return cls(tuple(placed), word + 1, packing)
 
     @classmethod
-    def for_states(cls, racks: RackCodes, packing: Packing) -> Key:
-        """The key of a state row: its replicas, whether it breaks its policy, the outcome
-        of each rack's failure, and what the plan changes in it."""
+    def for_states(cls, packing: Packing, classes: int) -> Key:
+        """The key of a state row, for ``classes`` policy classes."""
         count = packing.bits
-        widths = [("n_replicas", count), ("violations", 1)]
-        widths += [(f"\x00rack{code}", 2) for code in racks.inventory]
-        flags = {"partitions_changed", "bytes_unknown_partitions"}
-        widths += [(m, 1 if m in flags else 31 if m == "in_snapshot" else count) for m in MOVES]
-        return cls.of(widths)
+        widths = [("class", max(1, (classes - 1).bit_length())), ("duplicates", 1)]
+        widths += [("n_replicas", count)]
+        flags = {"partitions_changed", "bytes_unknown_partitions", "in_snapshot"}
+        widths += [(m, 1 if m in flags else count) for m in MOVES]
+        return cls.of(widths, packing)
+
+    @property
+    def histograms(self) -> list[str]:
+        return [*_words("sync_hist", self.packing), *_words("obs_hist", self.packing)]
 
     @property
     def names(self) -> list[str]:
-        return [f"\x00key{w}" for w in range(self.words)]
+        """The key's columns: the packed fields' words, then the histograms' words."""
+        return [f"\x00key{w}" for w in range(self.words)] + self.histograms
 
     def columns(self, values: Mapping[str, Column]) -> list[Column]:
-        """The key words, from a column per field (each within its width)."""
+        """The packed fields' words, from a column per field (each within its width)."""
         from pyspark.sql import functions as F  # noqa: N812
 
         words: list[Column] = [F.lit(0).cast("long")] * self.words
@@ -384,24 +403,47 @@ class Key:
         return {n: (words[w] >> at) & ((1 << width) - 1) for n, w, at, width in self.fields}
 
     def totals(
-        self, racks: RackCodes, groups: Iterable[tuple[Sequence[int], int, int]]
+        self,
+        racks: RackCodes,
+        classes: Sequence[PolicyClass],
+        groups: Iterable[tuple[Sequence[int], int, int]],
     ) -> dict[str, int]:
-        """The state's sums from its header groups, each (key words, partitions, bytes):
-        the partitions, `state_count_names` and `MOVEMENT`, and ``in_snapshot``."""
+        """A state's sums from its header groups, each (the key's values, partitions,
+        bytes): ``partitions``, `state_count_names`, `MOVEMENT` and ``in_snapshot``. A key
+        breaks its policy when a broker is listed twice or its racks' counts differ from
+        the policy's; a rack's failure leaves it what `classify` says of the sync replicas
+        and observers on known racks other than that one (`survives_rack_loss`)."""
+        from placement.simulate.failure import Outcome, classify
+
         out = dict.fromkeys(["partitions", *state_count_names(racks), *MOVEMENT, "in_snapshot"], 0)
-        for words, n, size in groups:
-            f = self.decode(words)
+        p, w = self.packing, self.packing.words
+        for values, n, size in groups:
+            f = self.decode(values[: self.words])
+            sync, obs = tuple(values[self.words : self.words + w]), tuple(values[-w:])
+            policy = classes[f["class"]]
             out["partitions"] += n
-            for name in ("n_replicas", "violations", *MOVES):
-                if name != "replicas_across_racks":
-                    out[name] += n * f[name]
+            out["n_replicas"] += n * f["n_replicas"]
+            if policy.want_sync is not None:
+                broken = f["duplicates"] or sync != policy.want_sync or obs != policy.want_obs
+                out["violations"] += n if broken else 0
+            for name in ("partitions_changed", "replicas_added", "replicas_removed"):
+                out[name] += n * f[name]
+            out["bytes_unknown_partitions"] += n * f["bytes_unknown_partitions"]
+            out["in_snapshot"] += n * f["in_snapshot"]
             out["bytes_to_move"] += size * f["replicas_added"]
             out["cross_rack_bytes"] += size * f["replicas_across_racks"]
+            s_in, o_in = p.counts(sync), p.counts(obs)
+            s_known, o_known = sum(s_in) - s_in[racks.unknown], sum(o_in) - o_in[racks.unknown]
             for code in racks.inventory:
-                outcome = f[f"\x00rack{code}"]
-                if outcome:
-                    out[f"{racks.names[code]}\x00{OUTCOMES[outcome - 1]}"] += n
+                outcome = classify(
+                    s_known - s_in[code], o_known - o_in[code], policy.min_isr, policy.promotes
+                )
+                if outcome is not Outcome.AVAILABLE:
+                    out[f"{racks.names[code]}\x00{outcome.value}"] += n
         return out
+
+
+OUTCOMES = ("offline", "under_min_isr", "promoted")  # a rack failure's, besides available
 
 
 def state_count_names(racks: RackCodes) -> list[str]:
@@ -414,43 +456,21 @@ def state_count_names(racks: RackCodes) -> list[str]:
     return names
 
 
-def with_state_key(racks: RackCodes, packing: Packing, key: Key) -> Any:
-    """After `with_histograms` (whose columns it drops) and `with_plans`: replace the
-    figures of each row by its `Key` words: ``n_replicas``, ``violations`` (0/1) and, per
-    rack R with brokers, the outcome when every broker of R is down (every sync replica
-    assumed in the ISR; every partition, with a policy or not, as `simulate` counts it;
-    brokers of unknown rack go down with R: `survives_rack_loss`)."""
+def with_state_key(key: Key) -> Any:
+    """After `with_policy`, `with_histograms` and `with_plans`: replace the figures of each
+    row by its `Key` columns."""
     from pyspark.sql import functions as F  # noqa: N812
 
     def transform(parts: DataFrame) -> DataFrame:
-        sync = [F.col(c) for c in _words("sync_hist", packing)]
-        obs = [F.col(c) for c in _words("obs_hist", packing)]
-        observers = F.coalesce("observers", F.array().cast("array<int>"))
-        # the replicas on a known rack, then those off each rack: each is read three times
-        known = {
-            "\x00s": F.size(sync_replicas()) - packing.count(sync, racks.unknown),
-            "\x00o": F.size(observers) - packing.count(obs, racks.unknown),
+        size = F.size("replicas")
+        values = {
+            "class": F.col("cls"),
+            "duplicates": _flag(F.size(F.array_distinct("replicas")) != size),
+            "n_replicas": size,
+            **{m: F.col(m) for m in MOVES},
         }
-        alive = {}
-        for code in racks.inventory:
-            alive[f"\x00s{code}"] = F.col("\x00s") - packing.count(sync, code)
-            alive[f"\x00o{code}"] = F.col("\x00o") - packing.count(obs, code)
-        values = {"n_replicas": F.size("replicas"), "violations": _flag(violation(packing))}
-        for code in racks.inventory:
-            flags = failure_flags(F.col(f"\x00s{code}"), F.col(f"\x00o{code}"))
-            outcome = F.when(flags["offline"], 1)
-            for i, name in enumerate(OUTCOMES[1:], start=2):
-                outcome = outcome.when(flags[name], i)
-            values[f"\x00rack{code}"] = outcome.otherwise(0)
-        values |= {m: F.col(m) for m in MOVES}
-        words = dict(zip(key.names, key.columns(values), strict=True))
-        hist = [*_words("sync_hist", packing), *_words("obs_hist", packing)]
-        return (
-            parts.withColumns(known)
-            .withColumns(alive)
-            .withColumns(words)
-            .drop(*known, *alive, *hist, *MOVES)
-        )
+        words = dict(zip(key.names[: key.words], key.columns(values), strict=True))
+        return parts.withColumns(words).drop("cls", *MOVES)
 
     return transform
 
@@ -458,11 +478,11 @@ def with_state_key(racks: RackCodes, packing: Packing, key: Key) -> Any:
 def summarise(parts: DataFrame, key: Key) -> DataFrame:
     """One pass, one shuffle: per ``plan`` (-1: the snapshot as it stands), the weighted
     count (``n``) and bytes of the rows of each (broker, key). Each row explodes into a
-    header entry (null broker, the row's `Key` words) and one entry per replica (its
-    broker, and a first word of 1 for the preferred leader, else 0); the sizes are
-    weighted by ``w`` as the counts are. Per broker, the replicas are its ``n``, the
-    leaders its ``n`` of word 1, the bytes its bytes; the headers' groups are decoded by
-    `Key.totals`."""
+    header entry (null broker, the row's `Key` columns) and one entry per replica (its
+    broker, and a first key column of 1 for the preferred leader, else 0, the others 0);
+    the sizes are weighted by ``w`` as the counts are. Per broker, the replicas are its
+    ``n``, the leaders its ``n`` of first column 1, the bytes its bytes; the headers'
+    groups are judged by `Key.totals`."""
     from pyspark.sql import functions as F  # noqa: N812
 
     # position 0 the header, 1 the preferred leader: codegen'd, no lambda per replica
@@ -477,14 +497,12 @@ def summarise(parts: DataFrame, key: Key) -> DataFrame:
         signed.alias("bytes"),
         *key.names,
     )
-    words = [
-        F.when(pos == 0, F.col(name))
-        .otherwise(F.when(pos == 1, 1).otherwise(0) if i == 0 else 0)
-        .cast("long")
-        .alias(name)
+    first = F.when(pos == 1, 1).otherwise(0)
+    columns = [
+        F.when(pos == 0, F.col(name)).otherwise(first if i == 0 else 0).cast("long").alias(name)
         for i, name in enumerate(key.names)
     ]
-    rows = exploded.select("plan", broker, *words, "n", "bytes")
+    rows = exploded.select("plan", broker, *columns, "n", "bytes")
     return rows.groupBy("plan", "broker", *key.names).agg(
         F.sum("n").alias("n"), F.sum("bytes").alias("bytes")
     )

@@ -22,7 +22,9 @@ from placement.score.metrics import (
     MOVEMENT,
     Key,
     Packing,
+    PolicyClass,
     RackCodes,
+    policy_classes,
     policy_rows,
     policy_table,
     summarise,
@@ -76,6 +78,7 @@ class Context:
     brokers: tuple[int, ...]
     policies: DataFrame
     default_min_isr: int
+    classes: tuple[PolicyClass, ...]  # the topics' policy classes; the last: a missing topic
 
 
 def broker_racks(brokers: Any) -> dict[int, str | None]:
@@ -95,8 +98,9 @@ def prepare(
     packing = Packing.for_lists(racks, longest)
     code = {n: i for i, n in enumerate(racks.names)}
     rows = policy_rows(parsed, default_min_isr, code, packing)
-    policies = spark.createDataFrame(policy_table(rows, packing))
-    return Context(racks, packing, tuple(by_id), policies, default_min_isr)
+    ids, classes = policy_classes(rows, default_min_isr)
+    policies = spark.createDataFrame(policy_table(rows, ids))
+    return Context(racks, packing, tuple(by_id), policies, default_min_isr, classes)
 
 
 _HADOOP_GLOB = re.compile(r"([\\\[\]{}*?])")
@@ -229,11 +233,12 @@ class Totals:
 def _totals(rows: DataFrame, ctx: Context, plans: int) -> list[Totals]:
     """The totals of every state the rows of `with_plans` describe, in one job: the
     snapshot's, then each plan's difference."""
-    key = Key.for_states(ctx.racks, ctx.packing)
+    key = Key.for_states(ctx.packing, len(ctx.classes))
+    missing = len(ctx.classes) - 1
     enriched = (
-        rows.transform(with_policy(ctx.policies, ctx.default_min_isr))
+        rows.transform(with_policy(ctx.policies, ctx.default_min_isr, missing))
         .transform(with_histograms(ctx.racks, ctx.packing))
-        .transform(with_state_key(ctx.racks, ctx.packing, key))
+        .transform(with_state_key(key))
     )
     groups: list[list[tuple[list[int], int, int]]] = [[] for _ in range(plans + 1)]
     loads: list[dict[int, tuple[int, int, int]]] = [{} for _ in range(plans + 1)]
@@ -248,7 +253,7 @@ def _totals(rows: DataFrame, ctx: Context, plans: int) -> list[Totals]:
             replicas, leaders, held = loads[i].get(r["broker"], (0, 0, 0))
             leaders += n if words[0] == 1 else 0
             loads[i][r["broker"]] = (replicas + n, leaders, held + size)
-    sums = [key.totals(ctx.racks, g) for g in groups]
+    sums = [key.totals(ctx.racks, ctx.classes, g) for g in groups]
     return [Totals(s, b) for s, b in zip(sums, loads, strict=True)]
 
 
