@@ -1,19 +1,22 @@
 """Reassignment JSON in the very layout `render_reassignment` writes (the header line, one
-entry a line, keys in its order, no space, "any" log dirs), read a topic's run of lines at
-a time with byte-level tools: no parser builds a million dicts.
+entry a line, keys in its order, no space, "any" log dirs), read with byte-level tools:
+no parser builds a million dicts.
 
 A file `assign` wrote is read back by `assign --current` (a drain, then a rebalance of the
 result); at a million partitions the general reader (`reassignment`) spends most of its
-time making parsed objects only to take them apart. Here each run of lines of one topic
-is taken as bytes: every digit deleted, what is left must be, byte for byte, the text the
-layout has for the run's replica and observer counts (so every key, bracket, comma and
-"any" is where it belongs, and nothing else is there); every digit kept, the numbers are
-read at C speed, and their digit counts must add up to the digits the text holds (so no
-number has a leading zero). Kafka's rules (ids from 0 to 2^31 - 1, no broker twice, the
-observers the replicas' tail and not all of them, no partition twice, legal topic names)
-are then checked a column at a time. Whatever does not pass is read by the general
-reader, which says what is wrong and where: this path only ever accepts text the general
-reader reads alike, and reads it to the same entries.
+time making parsed objects only to take them apart. Here the file is read a window of
+some MB at a time into one buffer (never all of it in memory, never decoded), and the
+lines a chunk of some thousand at a time: each line must start with its topic's prefix
+``{"topic":"NAME","partition":`` byte for byte; every digit deleted, what is left must be,
+byte for byte, the text the layout has for the line's replica and observer counts (so
+every key, bracket, comma and "any" is where it belongs, and nothing else is there); each
+run of digits must stand where a number does (after a colon, bracket or comma, before a
+comma or bracket), one to a place, with no leading zero. The numbers are then read at C
+speed, and Kafka's rules (ids from 0 to 2^31 - 1, no broker twice, the observers the
+replicas' tail and not all of them, no partition twice, legal topic names) checked a
+column at a time. Whatever does not pass is read by the general reader, which says what
+is wrong and where: this path only ever accepts text the general reader reads alike, and
+reads it to the same entries.
 """
 
 from __future__ import annotations
@@ -317,11 +320,12 @@ def read_own_layout_file(fh: io.BufferedIOBase) -> OwnLayout | None:
     buf = bytearray(_WINDOW)
     view = memoryview(buf)
     lines = _Reader()
-    held, begin = 0, len(_HEAD)
+    held, begin, first = 0, len(_HEAD), True
     while True:
         size, eof = _fill(fh, view, held)
-        if begin == len(_HEAD) and (size < begin or buf[:begin] != _HEAD):
+        if first and (size < begin or buf[:begin] != _HEAD):
             return None
+        first = False
         if eof:
             if buf[size - 4 : size] == b"\n]}\n":
                 end = size - 4

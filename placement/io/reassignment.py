@@ -16,7 +16,8 @@ for where it is: the one entry at fault is re-parsed with the position-tracking 
 or, for what the standard library cannot tell apart (a syntax error, a duplicate key),
 the whole document (that parser is iterative: a 100,000-deep document is refused with a
 position, never a RecursionError).
-Every plan a command reads goes through `read_plan_file`; what only the cluster knows
+Every plan a command reads goes through `read_plan_file` (or `read_plan_entries`, which
+keeps no text: `read_current`, for `assign --current`); what only the cluster knows
 (does the topic, the partition, the broker exist) is checked by `PlanFile.check` where
 the cluster is known, and named by the entry's line too.
 """
