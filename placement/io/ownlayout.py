@@ -309,15 +309,16 @@ def read_own_layout(text: str | bytes) -> OwnLayout | None:
             text = text.encode("ascii")
         except UnicodeEncodeError:
             return None
-    return read_own_layout_file(io.BytesIO(text))
+    return read_own_layout_file(io.BytesIO(text), len(text))
 
 
-def read_own_layout_file(fh: io.BufferedIOBase) -> OwnLayout | None:
-    """`read_own_layout` of what ``fh`` reads, read a window at a time into one buffer
-    (a file of some hundred MB is never all in memory: no page of it is made more than
-    once). Every byte read is ASCII: each is a digit, a byte the layout's text has
-    there, or in a topic name (whose bytes `_Topics.add` decodes as ASCII)."""
-    buf = bytearray(_WINDOW)
+def read_own_layout_file(fh: io.BufferedIOBase, size: int | None = None) -> OwnLayout | None:
+    """`read_own_layout` of what ``fh`` reads (``size`` bytes, if known), read a window
+    at a time into one buffer (a file of some hundred MB is never all in memory: no page
+    of it is made more than once). Every byte read is ASCII: each is a digit, a byte the
+    layout's text has there, or in a topic name (whose bytes `_Topics.add` decodes as
+    ASCII)."""
+    buf = bytearray(_WINDOW if size is None else min(_WINDOW, size + 1))
     view = memoryview(buf)
     lines = _Reader()
     held, begin, first = 0, len(_HEAD), True

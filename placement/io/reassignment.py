@@ -824,7 +824,7 @@ def _own_layout_file(path: str | Path) -> OwnLayout | None:
             if not stat.S_ISREG(st.st_mode) or st.st_size > PLAN_BYTES.value():
                 return None
             with collector_paused():
-                return read_own_layout_file(fh)
+                return read_own_layout_file(fh, st.st_size)
     except OSError:
         return None
 

@@ -4,6 +4,7 @@ the very entries the general reader reads or left to it (None), never read other
 
 from __future__ import annotations
 
+import io
 import json
 import random
 from typing import Any
@@ -236,3 +237,14 @@ def test_a_file_is_read_a_window_at_a_time_wherever_the_windows_end(
             assert got is not None
             assert got.entries == _general(written)
     assert read_own_layout(text[:-4] + ",\n]}\n") is None  # a comma after the last
+
+
+@pytest.mark.parametrize("size", [0, 10, 200, 10**6])
+def test_a_file_longer_than_its_size_said_is_read_or_left(size: int) -> None:
+    """(A file grown since its size was taken: read in windows of that size, or left.)"""
+    plan = [PartitionAssignment("t", p, (p + 10, p + 50), ()) for p in range(30)]
+    text = render_reassignment(plan).encode()
+    got = own.read_own_layout_file(io.BytesIO(text), size)
+    assert got is None or got.entries == plan
+    if size >= len(text):
+        assert got is not None
