@@ -349,7 +349,7 @@ def read_own_layout_file(fh: io.BufferedIOBase, size: int | None = None) -> OwnL
         begin = 1  # past the newline kept
 
 
-_WINDOW = 1 << 24  # bytes read at a time (at least twice the longest line of the layout)
+_WINDOW = 1 << 22  # bytes read at a time (at least twice the longest line of the layout)
 
 
 def _fill(fh: io.BufferedIOBase, view: memoryview, held: int) -> tuple[int, bool]:
