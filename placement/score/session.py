@@ -160,6 +160,7 @@ def build_session(master: str | None = None, *, app: str = "mrc-plan") -> Any:
 _DUMPS: dict[int, tuple[Path, Path]] = {}  # JVM pid -> (the archive it writes, its name)
 _ARCHIVE_WAIT = 120.0  # seconds an exiting JVM may take to write its archive
 _STALE_PART = 24 * 3600.0  # a part older than this is left from a run that was killed
+_UNUSED_ARCHIVE = 30 * 24 * 3600.0  # another archive not used for this long is removed
 _PENDING: list[tuple[Path, Path]] = []  # chosen by build_session, claimed by _launch_jvm
 
 
@@ -214,13 +215,19 @@ def _class_archive_options() -> str:
     quiet = "-XX:+IgnoreUnrecognizedVMOptions -Xlog:cds=off -Xlog:cds+dynamic=off"
     if path is None:
         return ""
-    if _usable(path):
-        return f"{quiet} -XX:SharedArchiveFile={path}"
     now = time.time()
-    for old in path.parent.glob(f"{path.name}.*.part"):
+    # each installation of Spark or Java had its own (150-180 MB): forget those unused
+    for other in path.parent.glob("spark-classes-*.jsa*"):
+        if other == path:
+            continue
         with contextlib.suppress(OSError):
-            if now - old.lstat().st_mtime > _STALE_PART:
-                old.unlink()
+            age = now - other.lstat().st_mtime
+            if age > (_STALE_PART if other.name.endswith(".part") else _UNUSED_ARCHIVE):
+                other.unlink()
+    if _usable(path):
+        with contextlib.suppress(OSError):
+            os.utime(path)  # in use
+        return f"{quiet} -XX:SharedArchiveFile={path}"
     part = path.with_name(f"{path.name}.{os.getpid()}.part")
     with contextlib.suppress(OSError):
         part.unlink()

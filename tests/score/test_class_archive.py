@@ -121,3 +121,18 @@ def test_a_part_left_by_a_killed_run_is_removed_later(cache: Path) -> None:
     os.utime(stale, (day_ago, day_ago))
     session._class_archive_options()
     assert not stale.exists() and fresh.exists()  # another run may still be writing that one
+
+
+def test_archives_unused_for_a_month_are_removed(cache: Path) -> None:
+    path = session._archive_path()
+    assert path is not None
+    old, recent = cache / "spark-classes-0000000000000000.jsa", cache / "spark-classes-1.jsa"
+    for p in (old, recent, path):
+        p.write_bytes(b"archive")
+        p.chmod(0o400)
+    long_ago = old.stat().st_mtime - 2 * session._UNUSED_ARCHIVE
+    for p in (old, path):
+        os.utime(p, (long_ago, long_ago))
+    assert "SharedArchiveFile" in session._class_archive_options()
+    assert not old.exists() and recent.exists()
+    assert path.exists() and path.stat().st_mtime > long_ago  # the one in use is kept
