@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_score import compare, run_sampled, run_traced
-from harness import ROOT, cli, result, synth_snapshot
+from harness import ROOT, cli, result, synth_snapshot, warm_spark
 from plan_mix import make_plan_mix
 
 SIZES = (1_000_000, 5_000_000, 10_000_000)
@@ -118,6 +118,7 @@ def measure(partitions: int, tmp: Path) -> list[dict[str, Any]]:
         "--default-min-isr", str(DEFAULT_MIN_ISR), "--threads", "2",
         "--out", str(tmp / "duckdb.json"),
     ]  # fmt: skip
+    warmed = warm_spark(spark_cmd)
     spark_s, duck_s, spark_kib, duck_kib = [], [], [], []
     cpu: dict[str, list[float]] = {"jit": [], "tasks": [], "other": []}
     figures = 0
@@ -157,7 +158,7 @@ def measure(partitions: int, tmp: Path) -> list[dict[str, Any]]:
             spark_wall,
             "s",
             None,
-            f"{how}; start-up included; the plan touches {moved / partitions:.0%} of the "
+            f"{how}, {warmed}; start-up included; the plan touches {moved / partitions:.0%} of the "
             f"partitions; {spark['baseline']['violations']:,} -> "
             f"{scored['violations_after']:,} violations, {scored['replicas_added']:,} "
             f"replicas added; {setup}",
