@@ -70,7 +70,7 @@ def _template(prefix: bytes, r: int, o: int) -> bytes:
     )
 
 
-def _line_ends(data: bytearray, begin: int, end: int) -> np.ndarray:
+def _line_ends(data: bytes | bytearray, begin: int, end: int) -> np.ndarray:
     """Where each newline in ``data[begin:end]`` is, a chunk at a time."""
     found = [np.zeros(0, dtype=np.int64)]
     for lo in range(begin, end, _CHUNK):
@@ -193,7 +193,7 @@ class _Lines:
 
 
 def _chunk(
-    data: bytearray,
+    data: bytes | bytearray,
     starts: np.ndarray,
     stop: int,
     topic: np.ndarray,
@@ -309,7 +309,20 @@ def read_own_layout(text: str | bytes) -> OwnLayout | None:
             text = text.encode("ascii")
         except UnicodeEncodeError:
             return None
-    return read_own_layout_file(io.BytesIO(text), len(text))
+    # the whole text one window (no copy of it made)
+    begin = len(_HEAD)
+    if not text.startswith(_HEAD):
+        return None
+    if text.endswith(b"\n]}\n"):
+        end = len(text) - 4
+    elif text.endswith(b"\n]}"):
+        end = len(text) - 3
+    else:
+        return None
+    lines = _Reader()
+    if end <= begin or not lines.read(text, begin, end, last=True):
+        return None
+    return _columns(lines.parts, lines.topics.names)
 
 
 def read_own_layout_file(fh: io.BufferedIOBase, size: int | None = None) -> OwnLayout | None:
@@ -370,7 +383,7 @@ class _Reader:
         self.topics = _Topics()
         self.parts: list[_Lines] = []
 
-    def read(self, data: bytearray, begin: int, end: int, last: bool) -> bool:
+    def read(self, data: bytes | bytearray, begin: int, end: int, last: bool) -> bool:
         """Read the lines of ``data[begin:end]`` (``last``: they end the file); False
         when they are not the layout's text, or break a rule of one line."""
         newlines = _line_ends(data, begin, end)

@@ -15,7 +15,7 @@ import pytest
 import placement.io.ownlayout as own
 from placement.io.columns import Columns
 from placement.io.jsonsrc import ShapeError
-from placement.io.ownlayout import read_own_layout
+from placement.io.ownlayout import OwnLayout
 from placement.io.reassignment import _entries, parse_plan, render_reassignment
 from placement.model.assignment import PartitionAssignment
 
@@ -31,6 +31,29 @@ def _plan(rng: random.Random, n: int) -> list[PartitionAssignment]:
         k = rng.randint(0, size - 1)
         out[(topic, rng.choice([0, 1, 10, 7777, 2**31 - 1]))] = reps, reps[size - k :]
     return [PartitionAssignment(t, p, r, o) for (t, p), (r, o) in out.items()]
+
+
+def _read(text: str, *, both: bool = False) -> OwnLayout | None:
+    """`read_own_layout` of ``text``, which reads it as one window; the same read from a
+    file a window at a time (`read_own_layout_file`) reads it alike or leaves it (a
+    window may end a topic's run of lines where the whole text does not: then either
+    may leave a line the other reads), never reads it otherwise. ``both``: both read it."""
+    whole = own.read_own_layout(text)
+    try:
+        data = text.encode("ascii")
+    except UnicodeEncodeError:
+        assert whole is None
+        return None
+    windows = own.read_own_layout_file(io.BytesIO(data))
+    if both:
+        assert whole is not None and windows is not None
+    if windows is not None:
+        assert windows.entries == (whole.entries if whole is not None else _general(text))
+    if whole is not None and windows is not None:
+        assert whole.columns.names == windows.columns.names
+        for name in ("topic", "sizes", "observers", "flat", "observer_flat"):
+            assert np.array_equal(getattr(whole.columns, name), getattr(windows.columns, name))
+    return whole
 
 
 def _general(text: str) -> Any:
@@ -52,7 +75,7 @@ def test_what_assign_writes_is_read_back_with_its_columns(
     plan = _plan(rng, rng.randint(1, 80))
     text = render_reassignment(plan)
     for written in (text, text.rstrip("\n")):
-        got = read_own_layout(written)
+        got = _read(written, both=True)
         assert got is not None
         want = sorted(plan)
         assert got.entries == want == parse_plan(written).entries
@@ -120,7 +143,7 @@ def test_an_edited_file_is_read_as_the_general_reader_reads_it_or_left_to_it(
             j = rng.randrange(len(edited[i]))
             edited[i] = edited[i][:j] + rng.choice('0123456789,[]:"y{}a ') + edited[i][j + 1 :]
         candidate = "\n".join(edited)
-        got = read_own_layout(candidate)
+        got = _read(candidate)
         if got is not None:
             assert got.entries == _general(candidate)
 
@@ -154,7 +177,7 @@ def test_an_edited_file_is_read_as_the_general_reader_reads_it_or_left_to_it(
     ],
 )
 def test_what_breaks_a_rule_or_the_layout_is_left_to_the_general_reader(text: str) -> None:
-    assert read_own_layout(text) is None
+    assert _read(text) is None
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -174,7 +197,7 @@ def test_runs_of_lines_alike_are_read_a_run_at_a_time(
         for p in range(rng.randint(1, 40)):
             reps = tuple(rng.sample(range(2**31 - 40, 2**31), size) if p % 7 else range(size))
             plan.append(PartitionAssignment(topic, p, reps, reps[size - k :]))
-    got = read_own_layout(render_reassignment(plan))
+    got = _read(render_reassignment(plan), both=True)
     assert got is not None
     assert got.entries == sorted(plan) == _general(render_reassignment(plan))
 
@@ -192,7 +215,7 @@ def test_lists_of_one_id_share_a_tuple_per_id(shared: int, monkeypatch: pytest.M
     ]
     plan.append(PartitionAssignment("c", 0, (2,)))
     text = render_reassignment(plan)
-    got = read_own_layout(text)
+    got = _read(text, both=True)
     assert got is not None
     assert got.entries == sorted(plan) == _general(text)
     tails = {id(a.observers) for a in got.entries if a.observers}
@@ -217,7 +240,7 @@ def test_a_line_of_another_topic_within_a_topics_run_is_told_apart(
         candidate = "\n".join(edited)
         want = _general(candidate)
         assert want is not None and any(a.topic == other for a in want)
-        got = read_own_layout(candidate)
+        got = _read(candidate)
         assert got is None or got.entries == want
 
 
@@ -233,10 +256,10 @@ def test_a_file_is_read_a_window_at_a_time_wherever_the_windows_end(
     for pad in range(60):  # moves where each window ends
         padded = text.replace('"t0"', '"t0' + "_" * pad + '"')
         for written in (padded, padded.rstrip("\n")):
-            got = read_own_layout(written)
+            got = _read(written, both=True)
             assert got is not None
             assert got.entries == _general(written)
-    assert read_own_layout(text[:-4] + ",\n]}\n") is None  # a comma after the last
+    assert _read(text[:-4] + ",\n]}\n") is None  # a comma after the last
 
 
 @pytest.mark.parametrize("size", [0, 10, 200, 10**6])
