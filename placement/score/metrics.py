@@ -381,16 +381,17 @@ class Key:
         widths += [("n_replicas", count)]
         flags = {"partitions_changed", "bytes_unknown_partitions", "in_snapshot"}
         widths += [(m, 1 if m in flags else count) for m in MOVES]
+        # the histograms' words as they are, each as wide as the slots it holds (4 racks and
+        # lists of up to 7 brokers: 15 bits each, and the whole key fits one long)
+        for w in range(packing.words):
+            used = count * min(packing.per_word, packing.slots - w * packing.per_word)
+            widths += [(f"sync_hist{w}", used), (f"obs_hist{w}", used)]
         return cls.of(widths, packing)
 
     @property
-    def histograms(self) -> list[str]:
-        return [*_words("sync_hist", self.packing), *_words("obs_hist", self.packing)]
-
-    @property
     def names(self) -> list[str]:
-        """The key's columns: the packed fields' words, then the histograms' words."""
-        return [f"\x00key{w}" for w in range(self.words)] + self.histograms
+        """The key's columns: the words its fields are packed into."""
+        return [f"\x00key{w}" for w in range(self.words)]
 
     def columns(self, values: Mapping[str, Column]) -> list[Column]:
         """The packed fields' words, from a column per field (each within its width)."""
@@ -421,8 +422,9 @@ class Key:
         out = dict.fromkeys(["partitions", *state_count_names(racks), *MOVEMENT, "in_snapshot"], 0)
         p, w = self.packing, self.packing.words
         for values, n, size in groups:
-            f = self.decode(values[: self.words])
-            sync, obs = tuple(values[self.words : self.words + w]), tuple(values[-w:])
+            f = self.decode(values)
+            sync = tuple(f[f"sync_hist{i}"] for i in range(w))
+            obs = tuple(f[f"obs_hist{i}"] for i in range(w))
             policy = classes[f["class"]]
             out["partitions"] += n
             out["n_replicas"] += n * f["n_replicas"]
@@ -471,9 +473,11 @@ def with_state_key(key: Key) -> Any:
             "duplicates": _flag(F.size(F.array_distinct("replicas")) != size),
             "n_replicas": size,
             **{m: F.col(m) for m in MOVES},
+            **{h: F.col(h) for h in _words("sync_hist", key.packing)},
+            **{h: F.col(h) for h in _words("obs_hist", key.packing)},
         }
-        words = dict(zip(key.names[: key.words], key.columns(values), strict=True))
-        return parts.withColumns(words).drop("cls", *MOVES)
+        words = dict(zip(key.names, key.columns(values), strict=True))
+        return parts.withColumns(words).drop("cls", *values)
 
     return transform
 
