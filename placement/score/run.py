@@ -185,13 +185,20 @@ def read_plan(spark: Any, plan: PlanFile | str | Path) -> Any:
 def read_plans(root: Path, plans: Sequence[str | Path], brokers: Any) -> list[PlanFile]:
     """Every plan, read strictly and checked against the snapshot's brokers table, before
     Spark starts (the partitions are checked by the pass that scores the plan)."""
-    known = set(brokers.column("broker_id").to_pylist())
+    import numpy as np
+
+    ids = brokers.column("broker_id").to_numpy()
+    known = set(ids.tolist())
     out = []
     for path in plans:
         if not Path(path).is_file():
             raise InputError(str(path), "plan file not found", "pass reassignment JSON files")
         plan = read_plan_file(path)
-        plan.check(where=f"the snapshot {root}", brokers=known)
+        c = plan.columns
+        # all brokers known, seen on the reader's arrays at once; else the entry at fault
+        # is found and named one entry at a time
+        if c is None or not np.isin(c.flat, ids).all():
+            plan.check(where=f"the snapshot {root}", brokers=known)
         out.append(plan)
     return out
 

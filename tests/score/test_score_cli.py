@@ -88,3 +88,24 @@ def test_bytes_to_move_are_unknown_without_sizes(
     assert per_broker and "unknown" in per_broker[0] and "GiB" not in per_broker[0], r.stdout
     r = cli(["score", "--snapshot", snap, "--format", "json"])
     assert json.loads(r.stdout)["snapshot"]["partitions_without_size"] == 5
+
+
+@pytest.mark.parametrize("layout", ["assign's own", "indented"])
+def test_a_plan_onto_an_unknown_broker_is_refused_at_its_entry(
+    cli: Cli, synth_snapshot: Synth, tmp_path: Path, layout: str
+) -> None:
+    import re
+
+    snap = synth_snapshot(tmp_path / "snap", brokers=6, racks=3, topics=2, per_topic=4)
+    plan = tmp_path / "current.json"
+    assert cli(["snapshot", "export", snap, "--out", plan]).exit_code == 0
+    lines = plan.read_text().splitlines()
+    lines[3] = re.sub(r'"replicas":\[\d+', '"replicas":[9999', lines[3])  # the third entry
+    text = "\n".join(lines) + "\n"
+    if layout == "indented":
+        text = json.dumps(json.loads(text), indent=2)
+    plan.write_text(text)
+    r = cli(["score", "--snapshot", snap, "--plan", plan, "--master", "local[2]"])
+    assert r.exit_code == 2, r.output
+    assert "broker(s) 9999 are not in the snapshot" in r.stderr
+    assert f"{plan}:{4 if layout != 'indented' else ''}" in r.stderr
