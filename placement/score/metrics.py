@@ -607,9 +607,11 @@ def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
             listed = F.broadcast(plan_changes(plans))
             parts = parts.join(listed, ["topic", "partition"], "left")
             changes = F.col("changes")
-            rows = F.when(changes.isNull(), stands).otherwise(
-                F.concat(stands, F.flatten(F.transform(changes, both)))
-            )
+            if len(plans) == 1:  # its one change, without a lambda over the array
+                states = both(changes.getItem(0))
+            else:
+                states = F.flatten(F.transform(changes, both))
+            rows = F.when(changes.isNull(), stands).otherwise(F.concat(stands, states))
         else:
             rows = stands
         # the key and size inside the struct, so the explode outputs the struct alone: then
