@@ -186,11 +186,13 @@ def _archive_path() -> Path | None:
     try:
         real = os.path.realpath(java) if java else ""
         st = os.stat(real)
-        jars = sorted(os.listdir(Path(pyspark.__file__).parent / "jars"))
+        # the JVM refuses an archive made with another class path: its jars' place counts
+        folder = Path(pyspark.__file__).resolve().parent / "jars"
+        jars = sorted(os.listdir(folder))
         where = cache_dir()
     except (OSError, UsageError):
         return None
-    facts = (pyspark.__version__, real, st.st_mtime_ns, st.st_size, jars, JVM_OPTIONS)
+    facts = (pyspark.__version__, real, st.st_mtime_ns, st.st_size, str(folder), jars, JVM_OPTIONS)
     key = hashlib.sha256(repr(facts).encode()).hexdigest()[:16]
     path = where / f"spark-classes-{key}.jsa"
     # Spark splits the options at whitespace; a quote would need escaping

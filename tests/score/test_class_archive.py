@@ -136,3 +136,19 @@ def test_archives_unused_for_a_month_are_removed(cache: Path) -> None:
     assert "SharedArchiveFile" in session._class_archive_options()
     assert not old.exists() and recent.exists()
     assert path.exists() and path.stat().st_mtime > long_ago  # the one in use is kept
+
+
+def test_another_installation_of_spark_names_another_archive(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another venv's Spark has the same jars elsewhere: the JVM would refuse the archive
+    (its class path differs), so that Spark gets one of its own."""
+    import pyspark
+
+    first = session._archive_path()
+    other = tmp_path / "venv" / "pyspark"
+    (other / "jars").mkdir(parents=True)
+    for name in os.listdir(Path(pyspark.__file__).parent / "jars"):
+        (other / "jars" / name).touch()
+    monkeypatch.setattr(pyspark, "__file__", str(other / "__init__.py"))
+    assert session._archive_path() not in (None, first)
