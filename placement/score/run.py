@@ -320,6 +320,14 @@ def plan_score(name: str, base: Totals, delta: Totals, ctx: Context) -> PlanScor
     )
 
 
+def _longest_list(plan: PlanFile) -> int:
+    """The most brokers an entry of ``plan`` lists: its replicas (the strict reader made
+    every observer list a tail of them), from the reader's arrays when it made them."""
+    if plan.columns is not None:
+        return int(plan.columns.sizes.max(initial=0))
+    return max((len(a.replicas) for a in plan.entries), default=0)
+
+
 def snapshot_dir(snapshot: str | Path) -> Path:
     root = Path(snapshot)
     if not root.is_dir():
@@ -400,8 +408,7 @@ def staged(
         starting.cancel()
         raise
     give_back_memory()  # what the checks of millions of partitions held
-    planned = (len(e) for pf in inputs.plans for a in pf.entries for e in (a.replicas, a.observers))
-    longest = max(facts.longest, max(planned, default=0))
+    longest = max([facts.longest, *map(_longest_list, inputs.plans)])
     ctx = prepare(spark, brokers, parsed, default_min_isr, longest=longest)
     parts = read_partitions(spark, root, verified=True)
     return inputs, Stage(spark, ctx, parts, facts.unsized)
