@@ -200,13 +200,16 @@ def _archive_path() -> Path | None:
 
 
 def _usable(path: Path) -> bool:
-    """A regular file of ours that no one else can write to (the JVM maps it as code)."""
+    """A non-empty regular file of ours that no one else can write to, as `open_private`
+    accepts one (the JVM maps it as code)."""
     try:
-        st = os.lstat(path)
-    except OSError:
+        fd = open_private(path, os.O_RDONLY, secret=False)
+    except UsageError:
         return False
-    mine = st.st_uid == os.getuid() and not st.st_mode & 0o022
-    return stat.S_ISREG(st.st_mode) and mine and st.st_size > 0
+    try:
+        return os.fstat(fd).st_size > 0
+    finally:
+        os.close(fd)
 
 
 def _class_archive_options() -> str:
