@@ -31,7 +31,6 @@ import logging
 import os
 import re
 import signal
-import stat
 import subprocess
 import tempfile
 import threading
@@ -41,6 +40,11 @@ from pathlib import Path
 from typing import Any
 
 from placement.errors import UsageError, debug
+from placement.io.private import cache_dir as cache_dir
+from placement.io.private import open_private as open_private
+from placement.io.private import private_dir as private_dir
+from placement.io.private import read_private as read_private
+from placement.io.private import write_private as write_private
 
 
 def resolve_master(master: str | None) -> str | None:
@@ -162,12 +166,6 @@ _ARCHIVE_WAIT = 120.0  # seconds an exiting JVM may take to write its archive
 _STALE_PART = 24 * 3600.0  # a part older than this is left from a run that was killed
 _UNUSED_ARCHIVE = 30 * 24 * 3600.0  # another archive not used for this long is removed
 _PENDING: list[tuple[Path, Path]] = []  # chosen by build_session, claimed by _launch_jvm
-
-
-def cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/mrc-plan`` (else ``~/.cache/mrc-plan``), private (0700)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return private_dir(Path(base) / "mrc-plan")
 
 
 def _archive_path() -> Path | None:
@@ -392,74 +390,6 @@ def runtime_dir() -> Path:
 
 def _runtime_path() -> Path:
     return Path(tempfile.gettempdir()) / f"mrc-plan-{os.getuid()}"
-
-
-def private_dir(path: Path) -> Path:
-    """``path`` as a directory only this user can enter: created with mode 0700, or, if it
-    exists, accepted only when it is a real directory (not a symbolic link) owned by this
-    user that no one else can write to. A usage error (exit 2) otherwise, nothing touched."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        os.mkdir(path, 0o700)
-    except FileExistsError:
-        pass
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot create the directory ({exc.strerror})") from None
-    try:
-        st = os.lstat(path)
-    except OSError as exc:
-        raise UsageError(f"{path}: {exc.strerror}") from None
-    hint = "remove it, or choose another directory (it must be yours, mode 0700)"
-    if stat.S_ISLNK(st.st_mode):
-        raise UsageError(f"{path}: is a symbolic link, not a private directory", hint)
-    if not stat.S_ISDIR(st.st_mode):
-        raise UsageError(f"{path}: exists and is not a directory", hint)
-    if st.st_uid != os.getuid():
-        raise UsageError(f"{path}: belongs to uid {st.st_uid}, not to you", hint)
-    if st.st_mode & 0o022:
-        raise UsageError(
-            f"{path}: others can write to it (mode {stat.S_IMODE(st.st_mode):04o})", hint
-        )
-    return path
-
-
-def open_private(
-    path: Path, flags: int = os.O_WRONLY | os.O_CREAT | os.O_TRUNC, *, secret: bool = True
-) -> int:
-    """Open ``path`` without following a symbolic link (new files get mode 0600); refuse
-    (usage error) anything but a regular file of ours that only we can write to and, if
-    ``secret``, only we can read."""
-    try:
-        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot open ({exc.strerror})") from None
-    st = os.fstat(fd)
-    others = 0o077 if secret else 0o022
-    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & others:
-        os.close(fd)
-        raise UsageError(
-            f"{path}: not a private regular file of yours (mode {'0600' if secret else '0644'})",
-            "remove it; mrc-plan writes it again",
-        )
-    os.set_blocking(fd, True)
-    return fd
-
-
-def read_private(path: Path, *, secret: bool = True) -> str:
-    fd = open_private(path, os.O_RDONLY, secret=secret)
-    with open(fd, encoding="utf-8") as f:
-        try:
-            return f.read()
-        except UnicodeDecodeError:
-            raise UsageError(
-                f"{path}: not UTF-8 text", "remove it; mrc-plan writes it again"
-            ) from None
-
-
-def write_private(path: Path, text: str) -> None:
-    fd = open_private(path)
-    with open(fd, "w", encoding="utf-8") as f:
-        f.write(text)
 
 
 def jvm_log() -> Path:
