@@ -43,6 +43,16 @@ Column = Any
 DENSE_IDS = 1 << 16
 
 
+def int_array(values: Sequence[int]) -> Column:
+    """A literal ``array<int>`` of ``values`` (at least one), made by one call into the
+    JVM: `F.lit` of a list or numpy array makes two calls per element (0.2 s for 300
+    brokers, 29 s for 65,536 ids). The split of one string is constant, so Spark's
+    optimiser folds it into a literal before the job runs."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    return F.split(F.lit(",".join(map(str, values))), ",").cast("array<int>")
+
+
 @dataclass(frozen=True)
 class RackCodes:
     """Racks as small integers: ``names[c]`` is rack ``c``; ``of[b]`` the code of broker b's
@@ -68,19 +78,14 @@ class RackCodes:
             return lambda b: F.lit(None).cast("int")
         top = max(self.of)
         if min(self.of) >= 0 and top < DENSE_IDS:
-            import numpy as np
-
-            # one array literal made in one call (a list would be one call per id), -1
-            # where no rack is known; ids beyond it read null
-            codes = np.full(top + 1, -1, dtype=np.int32)
+            # an array by broker id, -1 where no rack is known; ids beyond it read null
+            codes = [-1] * (top + 1)
             for b, c in self.of.items():
                 codes[b] = c
-            dense = F.lit(codes)
+            dense = int_array(codes)
             return lambda b: F.nullif(F.get(dense, b), F.lit(-1))
-        pairs: list[Column] = []
-        for b, c in sorted(self.of.items()):
-            pairs += [F.lit(b), F.lit(c)]
-        sparse = F.create_map(*pairs)
+        ids, values = zip(*sorted(self.of.items()), strict=True)
+        sparse = F.map_from_arrays(int_array(ids), int_array(values))
         return lambda b: F.element_at(sparse, b)
 
     @property

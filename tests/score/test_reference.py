@@ -157,3 +157,54 @@ def test_reference_agrees_when_the_rack_counts_take_several_longs(
     assert bench_score.compare(got, want) == []
     assert want["baseline"]["violations"] > 0
     assert len(want["baseline"]["rack_failure"]) == 21
+
+
+@pytest.mark.parametrize("first_id", [1001, 1 << 17])
+def test_reference_agrees_with_broker_ids_far_from_zero(
+    spark: Any, bench: Any, tmp_path: Path, first_id: int
+) -> None:
+    """Rack codes are looked up in an array by broker id below 65,536 and in a map beyond
+    (`RackCodes.code`): Kafka's ids often start at 1001; both lookups give the reference's
+    figures, a broker the brokers table lacks included."""
+    import pyarrow as pa
+
+    from placement.io.snapshot import Snapshot
+
+    bench_score, score_ref = bench
+    base = synth(SynthSpec(24, 3, 8, 30, violations=0.05, seed=7)).snapshot
+    ids = sorted(base.brokers.column("broker_id").to_pylist())
+    new = {b: first_id + 3 * i for i, b in enumerate(ids)}
+
+    def moved(lists: list[int] | None) -> list[int] | None:
+        return None if lists is None else [new[b] for b in lists]
+
+    brokers = [{**b, "broker_id": new[b["broker_id"]]} for b in base.brokers.to_pylist()]
+    parts = [
+        {
+            **p,
+            **{k: moved(p[k]) for k in ("replicas", "observers", "isr")},
+            "leader": None if p["leader"] is None else new[p["leader"]],
+        }
+        for p in base.partitions.to_pylist()
+    ]
+
+    def snapshot(rows: list[dict[str, Any]]) -> Snapshot:
+        return Snapshot(
+            pa.Table.from_pylist(brokers, schema=base.brokers.schema),
+            base.topics,
+            pa.Table.from_pylist(rows, schema=base.partitions.schema),
+        )
+
+    write_snapshot(tmp_path / "known", snapshot(parts))
+    plans = [tmp_path / "a.json"]
+    assert bench_score.make_plan(tmp_path / "known", plans[0], seed=4, every=2) > 0
+    for row in parts[::50]:  # a broker the brokers table lacks, as a second sync replica
+        row["replicas"] = [*row["replicas"][:1], first_id - 1, *row["replicas"][1:]]
+    snap = tmp_path / "snap"
+    write_snapshot(snap, snapshot(parts))
+
+    got = run_score(snap, plans, master="local[2]", default_min_isr=2).model_dump()
+    want = score_ref.score(snap, plans, 2)
+    assert bench_score.compare(got, want) == []
+    assert got["baseline"]["violations"] > 0
+    assert {b["broker"] for b in got["baseline"]["brokers"]} == set(new.values())
