@@ -31,6 +31,9 @@ _ENV_THAT_CHANGES_OUTPUT = (
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in _ENV_THAT_CHANGES_OUTPUT:
         monkeypatch.delenv(name, raising=False)
+    # every test checks a snapshot's partitions in full and leaves nothing in the user's
+    # cache; tests/test_checked_cache.py turns the cache on, in a cache of its own
+    monkeypatch.setenv("MRC_PLAN_CHECK_CACHE", "0")
 
 
 def assert_no_traceback(result: Result) -> None:
