@@ -1,5 +1,6 @@
 """Scoring transforms (docs/definitions.md): pure ``DataFrame -> DataFrame`` functions and
-column expressions; no action, no I/O (those are in `run.py`).
+column expressions (the score's as SQL text, simulate's as Columns); no action, no I/O
+(those are in `run.py`).
 
 Racks are small integers (`RackCodes`). Per partition, the racks of its sync replicas and
 of its observers are counted into a `Packing`: a few bits per rack, packed into longs, built
@@ -29,7 +30,7 @@ with the key, the job's JVM CPU went from 87 s to 36 s, the totals unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +52,23 @@ def int_array(values: Sequence[int]) -> Column:
     from pyspark.sql import functions as F  # noqa: N812
 
     return F.split(F.lit(",".join(map(str, values))), ",").cast("array<int>")
+
+
+def int_array_sql(values: Sequence[int]) -> str:
+    """`int_array` as SQL text: one string literal, however many values."""
+    return f"CAST(split('{','.join(map(str, values))}', ',') AS ARRAY<INT>)"
+
+
+# the scoring query (`with_plans`, `with_histograms`, `with_state_key`, `summarise`) is SQL
+# text: about 200 calls into the JVM where building it from Column objects took 4,000
+# (most of the 1.5 s of building it is Spark analysing it, which text does not change)
+EMPTY_IDS = "CAST(array() AS ARRAY<INT>)"
+OBSERVERS = f"coalesce(observers, {EMPTY_IDS})"
+SYNC_REPLICAS = f"slice(replicas, 1, greatest(size(replicas) - size({OBSERVERS}), 0))"
+
+
+def flag_sql(cond: str) -> str:
+    return f"CASE WHEN {cond} THEN 1 ELSE 0 END"
 
 
 @dataclass(frozen=True)
@@ -100,6 +118,26 @@ class RackCodes:
         code = self.code()
         return lambda b: F.coalesce(code(b), F.lit(self.unknown))
 
+    def code_sql(self) -> Callable[[str], str]:
+        """`code` as SQL text: broker-id expression -> rack-code expression."""
+        if not self.of:
+            return lambda b: "CAST(NULL AS INT)"
+        top = max(self.of)
+        if min(self.of) >= 0 and top < DENSE_IDS:
+            codes = [-1] * (top + 1)
+            for b, c in self.of.items():
+                codes[b] = c
+            dense = int_array_sql(codes)
+            return lambda b: f"nullif(get({dense}, {b}), -1)"
+        ids, values = zip(*sorted(self.of.items()), strict=True)
+        sparse = f"map_from_arrays({int_array_sql(ids)}, {int_array_sql(values)})"
+        return lambda b: f"element_at({sparse}, {b})"
+
+    def slot_sql(self) -> Callable[[str], str]:
+        """`slot` as SQL text."""
+        code = self.code_sql()
+        return lambda b: f"coalesce({code(b)}, {self.unknown})"
+
 
 @dataclass(frozen=True)
 class Packing:
@@ -138,27 +176,18 @@ class Packing:
             words[slot // self.per_word] += n << (self.bits * (slot % self.per_word))
         return words
 
-    def histogram(self, brokers: Column, slot: Any) -> list[Column]:
-        """The words of the brokers' racks (``slot``: broker column -> slot column)."""
-        from pyspark.sql import functions as F  # noqa: N812
-
-        one = F.lit(1).cast("long")
-
-        def shifted(by: Column) -> Column:  # F.shiftleft takes a constant shift only
-            return F.call_function("shiftleft", one, by)
-
-        def adder(first: int) -> Any:
-            def add(acc: Column, b: Column) -> Column:
-                s = slot(b)
-                if self.words == 1:
-                    return acc + shifted(s * self.bits)
-                inside = (s >= first) & (s < first + self.per_word)
-                return acc + F.when(inside, shifted((s - first) * self.bits)).otherwise(0)
-
-            return add
-
-        zero = F.lit(0).cast("long")
-        return [F.aggregate(brokers, zero, adder(w * self.per_word)) for w in range(self.words)]
+    def histogram(self, brokers: str, slot: Callable[[str], str]) -> list[str]:
+        """The words of the brokers' racks, as SQL text (``brokers``: an array expression;
+        ``slot``: broker expression -> slot expression), one `aggregate` per word."""
+        words = []
+        for w in range(self.words):
+            s, first = slot("b"), w * self.per_word
+            add = f"shiftleft(1L, ({s} - {first}) * {self.bits})"
+            if self.words > 1:
+                inside = f"{s} >= {first} AND {s} < {first + self.per_word}"
+                add = f"CASE WHEN {inside} THEN {add} ELSE 0L END"
+            words.append(f"aggregate({brokers}, 0L, (acc, b) -> acc + {add})")
+        return words
 
     def counts(self, words: Sequence[int]) -> list[int]:
         """How many brokers of packed ``words`` are in each slot (on the driver)."""
@@ -268,20 +297,14 @@ def with_policy(policies: DataFrame, default_min_isr: int, missing: int = -1) ->
 def with_histograms(racks: RackCodes, packing: Packing) -> Any:
     """Add ``sync_hist0``... and ``obs_hist0``...: the racks of the sync replicas (the first
     ``replicas - observers`` of ``replicas``) and of the observers, packed by ``packing``."""
-    from pyspark.sql import functions as F  # noqa: N812
-
-    slot = racks.slot()
+    slot = racks.slot_sql()
 
     def transform(parts: DataFrame) -> DataFrame:
-        observers = F.coalesce("observers", F.array().cast("array<int>"))
-        sync = packing.histogram(sync_replicas(), slot)
-        obs = packing.histogram(observers, slot)
-        return parts.withColumns(
-            {
-                **dict(zip(_words("sync_hist", packing), sync, strict=True)),
-                **dict(zip(_words("obs_hist", packing), obs, strict=True)),
-            }
-        )
+        sync = packing.histogram(SYNC_REPLICAS, slot)
+        obs = packing.histogram(OBSERVERS, slot)
+        names = [*_words("sync_hist", packing), *_words("obs_hist", packing)]
+        named = zip([*sync, *obs], names, strict=True)
+        return parts.selectExpr("*", *(f"{e} AS {n}" for e, n in named))
 
     return transform
 
@@ -396,17 +419,16 @@ class Key:
     @property
     def names(self) -> list[str]:
         """The key's columns: the words its fields are packed into."""
-        return [f"\x00key{w}" for w in range(self.words)]
+        return [f"state_key{w}" for w in range(self.words)]
 
-    def columns(self, values: Mapping[str, Column]) -> list[Column]:
-        """The packed fields' words, from a column per field (each within its width)."""
-        from pyspark.sql import functions as F  # noqa: N812
-
-        words: list[Column] = [F.lit(0).cast("long")] * self.words
+    def columns(self, values: Mapping[str, str]) -> list[str]:
+        """The packed fields' words as SQL text, from an expression per field (each within
+        its width)."""
+        words: list[list[str]] = [[] for _ in range(self.words)]
         for name, word, shift, _ in self.fields:
-            value = values[name].cast("long")
-            words[word] = words[word].bitwiseOR(F.shiftleft(value, shift) if shift else value)
-        return words
+            value = f"CAST({values[name]} AS BIGINT)"
+            words[word].append(f"shiftleft({value}, {shift})" if shift else value)
+        return [" | ".join(w) for w in words]
 
     def decode(self, words: Sequence[int]) -> dict[str, int]:
         return {n: (words[w] >> at) & ((1 << width) - 1) for n, w, at, width in self.fields}
@@ -467,22 +489,20 @@ def state_count_names(racks: RackCodes) -> list[str]:
 
 
 def with_state_key(key: Key) -> Any:
-    """After `with_policy`, `with_histograms` and `with_plans`: replace the figures of each
-    row by its `Key` columns."""
-    from pyspark.sql import functions as F  # noqa: N812
+    """After `with_policy`, `with_histograms` and `with_plans`: the rows as `summarise`
+    reads them, their figures replaced by their `Key` columns."""
+    histograms = [*_words("sync_hist", key.packing), *_words("obs_hist", key.packing)]
+    values = {
+        "class": "cls",
+        "duplicates": flag_sql("size(array_distinct(replicas)) != size(replicas)"),
+        "n_replicas": "size(replicas)",
+        **{m: m for m in MOVES},
+        **{h: h for h in histograms},
+    }
+    words = [f"{e} AS {n}" for e, n in zip(key.columns(values), key.names, strict=True)]
 
     def transform(parts: DataFrame) -> DataFrame:
-        size = F.size("replicas")
-        values = {
-            "class": F.col("cls"),
-            "duplicates": _flag(F.size(F.array_distinct("replicas")) != size),
-            "n_replicas": size,
-            **{m: F.col(m) for m in MOVES},
-            **{h: F.col(h) for h in _words("sync_hist", key.packing)},
-            **{h: F.col(h) for h in _words("obs_hist", key.packing)},
-        }
-        words = dict(zip(key.names, key.columns(values), strict=True))
-        return parts.withColumns(words).drop("cls", *values)
+        return parts.selectExpr("plan", "replicas", "w", "size_bytes", *words)
 
     return transform
 
@@ -498,26 +518,22 @@ def summarise(parts: DataFrame, key: Key) -> DataFrame:
     from pyspark.sql import functions as F  # noqa: N812
 
     # position 0 the header, 1 the preferred leader: codegen'd, no lambda per replica
-    pos, broker = F.col("\x00pos"), F.col("broker")
-    entries = F.concat(F.array(F.lit(None).cast("int")), F.col("replicas"))
-    size = F.coalesce("size_bytes", F.lit(0).cast("long"))
-    signed = F.when(F.col("w") < 0, -size).otherwise(size)
-    exploded = parts.select(
+    size = "coalesce(size_bytes, 0L)"
+    exploded = parts.selectExpr(
         "plan",
-        F.posexplode(entries).alias("\x00pos", "broker"),
-        F.col("w").alias("n"),
-        signed.alias("bytes"),
+        "posexplode(concat(array(CAST(NULL AS INT)), replicas)) AS (entry, broker)",
+        "w AS n",
+        f"CASE WHEN w < 0 THEN -{size} ELSE {size} END AS bytes",
         *key.names,
     )
-    first = F.when(pos == 1, 1).otherwise(0)
+    first = "CASE WHEN entry = 1 THEN 1L ELSE 0L END"
     columns = [
-        F.when(pos == 0, F.col(name)).otherwise(first if i == 0 else 0).cast("long").alias(name)
+        f"CASE WHEN entry = 0 THEN {name} ELSE {first if i == 0 else '0L'} END AS {name}"
         for i, name in enumerate(key.names)
     ]
-    rows = exploded.select("plan", broker, *columns, "n", "bytes")
-    return rows.groupBy("plan", "broker", *key.names).agg(
-        F.sum("n").alias("n"), F.sum("bytes").alias("bytes")
-    )
+    rows = exploded.selectExpr("plan", "broker", *columns, "n", "bytes")
+    sums = (F.expr("sum(n) AS n"), F.expr("sum(bytes) AS bytes"))
+    return rows.groupBy("plan", "broker", *key.names).agg(*sums)
 
 
 def plan_changes(plans: Sequence[DataFrame]) -> DataFrame:
@@ -527,17 +543,12 @@ def plan_changes(plans: Sequence[DataFrame]) -> DataFrame:
     reader refuses one listed twice, as Kafka does), so one plan needs no grouping."""
     from pyspark.sql import functions as F  # noqa: N812
 
-    empty = F.array().cast("array<int>")
     per_plan = [
-        plan.select(
+        plan.selectExpr(
             "topic",
-            "partition",
-            F.struct(
-                F.lit(i).alias("plan"),
-                F.col("replicas").alias("new_replicas"),
-                F.coalesce("observers", empty).alias("new_observers"),
-                F.lit(1).alias("listed"),
-            ).alias("change"),
+            "`partition`",
+            f"named_struct('plan', {i}, 'new_replicas', replicas, 'new_observers', "
+            f"{OBSERVERS}, 'listed', 1) AS change",
         )
         for i, plan in enumerate(plans)
     ]
@@ -545,8 +556,8 @@ def plan_changes(plans: Sequence[DataFrame]) -> DataFrame:
     for more in per_plan[1:]:
         union = union.unionByName(more)
     if len(plans) == 1:
-        return union.select("topic", "partition", F.array("change").alias("changes"))
-    return union.groupBy("topic", "partition").agg(F.collect_list("change").alias("changes"))
+        return union.selectExpr("topic", "`partition`", "array(change) AS changes")
+    return union.groupBy("topic", "partition").agg(F.expr("collect_list(change) AS changes"))
 
 
 def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
@@ -568,62 +579,57 @@ def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
     ``in_snapshot`` with the plan's length."""
     from pyspark.sql import functions as F  # noqa: N812
 
-    code = racks.code()
-    empty = F.array().cast("array<int>")
-    zero = F.lit(0)
+    code = racks.code_sql()
+
+    def state(plan: str, replicas: str, observers: str, w: int, moves: Sequence[str]) -> str:
+        fields = [
+            ("topic", "topic"),
+            ("partition", "`partition`"),
+            ("size_bytes", "size_bytes"),
+            ("plan", plan),
+            ("replicas", replicas),
+            ("observers", observers),
+            ("w", str(w)),
+            *zip(MOVES, moves, strict=True),
+        ]
+        return "named_struct(" + ", ".join(f"'{n}', {v}" for n, v in fields) + ")"
+
+    nothing = ["0"] * len(MOVES)
+
+    def after(c: str) -> str:
+        new, new_obs = f"{c}.new_replicas", f"{c}.new_observers"
+        added = f"array_except({new}, replicas)"
+        old_racks = f"transform(replicas, x -> {code('x')})"
+        moves = [
+            flag_sql(f"{new} != replicas OR {new_obs} != {OBSERVERS}"),
+            f"size({added})",
+            f"size(array_except(replicas, {new}))",
+            f"size(filter({added}, y -> NOT array_contains({old_racks}, {code('y')})))",
+            flag_sql(f"size_bytes IS NULL AND size({added}) > 0"),
+            f"{c}.listed",
+        ]
+        return state(f"{c}.plan", new, new_obs, 1, moves)
+
+    def both(c: str) -> str:
+        return f"array({state(f'{c}.plan', 'replicas', OBSERVERS, -1, nothing)}, {after(c)})"
+
+    stands = f"array({state('-1', 'replicas', 'observers', 1, nothing)})"
 
     def transform(parts: DataFrame) -> DataFrame:
-        old, old_obs = F.col("replicas"), F.coalesce("observers", empty)
-
-        def state(plan: Any, replicas: Any, observers: Any, w: int, moves: list[Any]) -> Any:
-            return F.struct(
-                F.col("topic").alias("topic"),
-                F.col("partition").alias("partition"),
-                F.col("size_bytes").alias("size_bytes"),
-                F.lit(-1).alias("plan") if plan is None else plan.alias("plan"),
-                replicas.alias("replicas"),
-                observers.alias("observers"),
-                F.lit(w).alias("w"),
-                *(m.alias(name) for m, name in zip(moves, MOVES, strict=True)),
-            )
-
-        nothing = [zero] * len(MOVES)
-
-        def after(c: Any) -> Any:
-            new, new_obs = c["new_replicas"], c["new_observers"]
-            added = F.array_except(new, old)
-            old_racks = F.transform(old, lambda b: code(b))
-            far = F.size(F.filter(added, lambda b: ~F.array_contains(old_racks, code(b))))
-            moves = [
-                _flag((new != old) | (new_obs != old_obs)),
-                F.size(added),
-                F.size(F.array_except(old, new)),
-                far,
-                _flag(F.col("size_bytes").isNull() & (F.size(added) > 0)),
-                c["listed"],
-            ]
-            return state(c["plan"], new, new_obs, 1, moves)
-
-        def both(c: Any) -> Any:
-            return F.array(state(c["plan"], old, old_obs, -1, nothing), after(c))
-
-        stands = F.array(state(None, old, F.col("observers"), 1, nothing))
+        rows = stands
         if plans:
             listed = F.broadcast(plan_changes(plans))
             parts = parts.join(listed, ["topic", "partition"], "left")
-            changes = F.col("changes")
             if len(plans) == 1:  # its one change, without a lambda over the array
-                states = both(changes.getItem(0))
+                states = both("changes[0]")
             else:
-                states = F.flatten(F.transform(changes, both))
-            rows = F.when(changes.isNull(), stands).otherwise(F.concat(stands, states))
-        else:
-            rows = stands
+                states = f"flatten(transform(changes, c -> {both('c')}))"
+            rows = f"CASE WHEN changes IS NULL THEN {stands} ELSE concat({stands}, {states}) END"
         # the key and size inside the struct, so the explode outputs the struct alone: then
         # the code after it is generated as a method of its own (Spark splits an operator off
         # when its parent reads every input more than once), and neither method is near the
         # JVM's 8,000-byte limit for compiling (one method of 10,573 bytes -> 6,116 at most)
-        return parts.select(F.explode(rows).alias("s")).select("s.*")
+        return parts.selectExpr(f"explode({rows}) AS s").selectExpr("s.*")
 
     return transform
 
