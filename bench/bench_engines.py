@@ -9,7 +9,11 @@ alternately, each as its own process with its start-up included:
 
 - `mrc-plan score --master local[2] --default-min-isr 3` (Spark), with the peak memory of
   its whole process tree (Python driver + JVM) and the CPU time of its JIT compiler
-  threads and of its Spark tasks, sampled from /proc;
+  threads and of its Spark tasks, sampled from /proc. The snapshot's partitions were
+  checked by an earlier command, so the driver finds that check recorded (as after
+  `snapshot synth`, or for any later command on the same snapshot);
+- the same with ``MRC_PLAN_CHECK_CACHE=0``: the driver checks every partition again, as
+  on the first command to read a snapshot;
 - `.venv-duckdb/bin/python bench/duckdb_ref.py --threads 2` (DuckDB, `make bench`
   installs it in a venv of its own).
 
@@ -25,6 +29,7 @@ import math
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -43,6 +48,7 @@ MEMORY_GOAL_MIB = {10_000_000: 2048.0}  # Spark's process tree
 REPEATS = {5_000_000: 3}  # alternated runs; the rest run once (the 10M case is long)
 DUCKDB = ROOT / ".venv-duckdb" / "bin" / "python"
 SIZES_ENV = "MRC_PLAN_BENCH_ENGINES_SIZES"
+CHECK_CACHE = "MRC_PLAN_CHECK_CACHE"
 
 
 def sizes() -> list[int]:
@@ -119,7 +125,12 @@ def measure(partitions: int, tmp: Path) -> list[dict[str, Any]]:
         "--out", str(tmp / "duckdb.json"),
     ]  # fmt: skip
     warmed = warm_spark(spark_cmd)
-    spark_s, duck_s, spark_kib, duck_kib = [], [], [], []
+    # what a command that read the snapshot before (the untimed run, for the first size)
+    # recorded: its partitions passed the checks (`placement.io.snapshot.verify_partitions`)
+    check = f"from placement.io.snapshot import verify_partitions as v; v({str(snap)!r})"
+    env = {k: v for k, v in os.environ.items() if k != CHECK_CACHE}
+    subprocess.run([sys.executable, "-c", check], check=True, cwd=ROOT, env=env)
+    spark_s, cold_s, duck_s, spark_kib, duck_kib = [], [], [], [], []
     cpu: dict[str, list[float]] = {"jit": [], "tasks": [], "other": []}
     figures = 0
     for _ in range(REPEATS.get(partitions, 1)):
@@ -130,6 +141,9 @@ def measure(partitions: int, tmp: Path) -> list[dict[str, Any]]:
         spark_kib.append(kib)
         for group, used in threads.items():
             cpu[group].append(used)
+        seconds, kib, _ = run_traced(spark_cmd, {CHECK_CACHE: "0"})
+        cold_s.append(seconds)
+        spark_kib.append(kib)
         seconds, kib = run_sampled(duck_cmd)
         duck_s.append(seconds)
         duck_kib.append(kib)
@@ -145,6 +159,7 @@ def measure(partitions: int, tmp: Path) -> list[dict[str, Any]]:
     runs = len(spark_s)
     how = f"median of {runs} runs, alternated" if runs > 1 else "1 run each"
     spark_wall, duck_wall = statistics.median(spark_s), statistics.median(duck_s)
+    cold_wall = statistics.median(cold_s)
     moved = sum(kinds.values())
     label = f"score {partitions / 1e6:g}M partitions, {moved:,}-partition plan"
     scored = spark["plans"][0]
@@ -173,6 +188,14 @@ def measure(partitions: int, tmp: Path) -> list[dict[str, Any]]:
         ),
         result(
             f"{label}: Spark / DuckDB wall", spark_wall / duck_wall, "x", RATIO_GOAL.get(partitions)
+        ),
+        result(
+            f"{label}: Spark, partitions checked again, wall",
+            cold_wall,
+            "s",
+            None,
+            f"{how}; {CHECK_CACHE}=0: the driver checks every partition, as on the first "
+            f"command to read this snapshot; {cold_wall / duck_wall:.1f}x DuckDB",
         ),
         result(
             f"{label}: figures compared",

@@ -122,14 +122,20 @@ def _thread_cpu(pids: list[int], seen: dict[tuple[int, int], tuple[str, float]])
             seen[(pid, int(tid))] = (group, (int(fields[11]) + int(fields[12])) / tick)
 
 
-def run_traced(cmd: list[str]) -> tuple[float, int, dict[str, float]]:
+def run_traced(
+    cmd: list[str], env: dict[str, str] | None = None
+) -> tuple[float, int, dict[str, float]]:
     """Wall seconds, the peak process-tree RSS (KiB) and the CPU seconds of the tree's
     threads by `THREAD_GROUPS` group (JIT compiler, Spark tasks, other), sampled every
-    0.2 s: the last 0.2 s of a thread are missed."""
+    0.2 s: the last 0.2 s of a thread are missed. ``env``: added to the environment."""
     with tempfile.TemporaryFile() as out:
         started = time.perf_counter()
         proc = subprocess.Popen(
-            cmd, env=clean_env(), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
+            cmd,
+            env={**clean_env(), **(env or {})},
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
         peak = [0]
         seen: dict[tuple[int, int], tuple[str, float]] = {}
