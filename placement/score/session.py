@@ -85,13 +85,15 @@ def build_session(master: str | None = None, *, app: str = "mrc-plan") -> Any:
     loopback = chosen is not None and (is_local(chosen) or on_loopback(chosen))
     options = {"spark.app.name": app}
     if chosen is not None:  # not under spark-submit, whose JVM is already up
-        driver = JVM_OPTIONS
+        driver = executor = JVM_OPTIONS
         if SparkContext._gateway is None:  # this process starts the driver's JVM
             driver = f"{JVM_OPTIONS} {_class_archive_options()}".strip()
+        if on_loopback(chosen):  # executors on this machine: they may map it too
+            executor = f"{JVM_OPTIONS} {_executor_archive_options()}".strip()
         options |= {
             "spark.master": chosen,
             "spark.driver.extraJavaOptions": driver,
-            "spark.executor.extraJavaOptions": JVM_OPTIONS,
+            "spark.executor.extraJavaOptions": executor,
         }
         if loopback:
             options |= {"spark.driver.host": LOOPBACK, "spark.driver.bindAddress": LOOPBACK}
@@ -210,12 +212,28 @@ def _usable(path: Path) -> bool:
         os.close(fd)
 
 
+_QUIET_CDS = "-XX:+IgnoreUnrecognizedVMOptions -Xlog:cds=off -Xlog:cds+dynamic=off"
+
+
+def _executor_archive_options() -> str:
+    """The options of executors on this machine (a cluster on the loopback interface,
+    such as `spark-local-cluster`'s): map the driver's archive once it exists. A worker
+    starts its executors with the same Spark's jars, so the JVM accepts it; one that
+    cannot (another class path, another user's worker that cannot read it) starts
+    without. Measured at 1M partitions on 2 cores: two one-core workers 45.4 s -> 37.2 s,
+    one 33.1 s -> 29.4 s."""
+    path = _archive_path()
+    if path is None or not _usable(path):
+        return ""
+    return f"{_QUIET_CDS} -XX:SharedArchiveFile={path}"
+
+
 def _class_archive_options() -> str:
     """The driver JVM's options for its class-data archive: map it if it exists, else
     write it as the JVM exits (`stop_jvm` names it once complete). Unknown options are
     ignored, so a JVM other than HotSpot starts as before."""
     path = _archive_path()
-    quiet = "-XX:+IgnoreUnrecognizedVMOptions -Xlog:cds=off -Xlog:cds+dynamic=off"
+    quiet = _QUIET_CDS
     if path is None:
         return ""
     now = time.time()

@@ -152,3 +152,57 @@ def test_another_installation_of_spark_names_another_archive(
         (other / "jars" / name).touch()
     monkeypatch.setattr(pyspark, "__file__", str(other / "__init__.py"))
     assert session._archive_path() not in (None, first)
+
+
+def test_executors_on_this_machine_map_a_finished_archive_and_never_write_one(
+    cache: Path,
+) -> None:
+    path = session._archive_path()
+    assert path is not None
+    assert session._executor_archive_options() == ""  # none yet: no dump from an executor
+    assert session._PENDING == []
+    path.write_bytes(b"archive")
+    path.chmod(0o600)
+    options = session._executor_archive_options()
+    assert f"-XX:SharedArchiveFile={path}" in options
+    assert "-XX:+IgnoreUnrecognizedVMOptions" in options and "ArchiveClassesAtExit" not in options
+    path.chmod(0o666)  # not ours alone: not mapped
+    assert session._executor_archive_options() == ""
+
+
+@pytest.mark.parametrize(
+    ("master", "mapped"),
+    [("spark://127.0.0.1:7077", True), ("spark://spark.example.com:7077", False)],
+)
+def test_only_executors_on_the_loopback_interface_are_given_the_archive(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, master: str, mapped: bool
+) -> None:
+    """The options `build_session` hands Spark (the session itself is not started)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    path = session._archive_path()
+    assert path is not None
+    path.write_bytes(b"archive")
+    path.chmod(0o400)
+    seen: dict[str, str] = {}
+
+    class StopError(Exception):
+        pass
+
+    def config(self: object, key: str, value: str) -> object:
+        seen[key] = value
+        return self
+
+    def get_or_create(self: object) -> object:
+        raise StopError
+
+    monkeypatch.setattr(SparkContext, "_gateway", object())  # a JVM is up: none launched
+    monkeypatch.setattr(SparkSession.Builder, "config", config)
+    monkeypatch.setattr(SparkSession.Builder, "getOrCreate", get_or_create)
+    monkeypatch.setattr(session, "cluster_secret", lambda master: None)
+    with pytest.raises(session.UsageError):
+        session.build_session(master)
+    executor = seen["spark.executor.extraJavaOptions"]
+    assert executor.startswith(session.JVM_OPTIONS)
+    assert (f"-XX:SharedArchiveFile={path}" in executor) is mapped
