@@ -97,11 +97,13 @@ def _markup(report: ValidationReport, markup_escape: Callable[[str], str]) -> It
         status = "[green]PASS[/]" if f.valid else "[bold red]FAIL[/]"
         yield f"{status} {escape(f.path)}"
         for d in f.diagnostics:
-            where = f" (in {escape(d.context)})" if d.context else ""
+            # the message and its context escaped as one text: escaped apart, a message
+            # ending "[/" and a context holding "]" made a closing tag across the two
+            where = f" (in {d.context})" if d.context else ""
             yield (
                 f"  {escape(d.file)}:{d.line}:{d.column}: "
                 f"[{STYLE[d.severity.value]}]{d.severity.value}[/] {d.code} "
-                f"[dim]\\[{d.name}][/] {escape(d.message)}{where}"
+                f"[dim]\\[{d.name}][/] {escape(d.message + where)}"
             )
             for line in _excerpt(d):
                 yield f"  [dim]{markup_escape(line)}[/]"
