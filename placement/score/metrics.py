@@ -88,21 +88,28 @@ class RackCodes:
         of = {b: code[r] for b, r in brokers.items() if r is not None}
         return cls(names, of, tuple(code[n] for n in sorted(placed)))
 
+    def _lookup(self) -> tuple[list[int] | None, Sequence[int], Sequence[int]]:
+        """How a broker's rack code is found: an array by broker id (-1 where no rack is
+        known; ids beyond it read null) when every id is small and non-negative, else a
+        map of the sorted ids to their codes. (array or None, map keys, map values)"""
+        if min(self.of) >= 0 and max(self.of) < DENSE_IDS:
+            codes = [-1] * (max(self.of) + 1)
+            for b, c in self.of.items():
+                codes[b] = c
+            return codes, (), ()
+        ids, values = zip(*sorted(self.of.items()), strict=True)
+        return None, ids, values
+
     def code(self) -> Any:
         """A function broker-id column -> rack-code column (null: no known rack)."""
         from pyspark.sql import functions as F  # noqa: N812
 
         if not self.of:
             return lambda b: F.lit(None).cast("int")
-        top = max(self.of)
-        if min(self.of) >= 0 and top < DENSE_IDS:
-            # an array by broker id, -1 where no rack is known; ids beyond it read null
-            codes = [-1] * (top + 1)
-            for b, c in self.of.items():
-                codes[b] = c
+        codes, ids, values = self._lookup()
+        if codes is not None:
             dense = int_array(codes)
             return lambda b: F.nullif(F.get(dense, b), F.lit(-1))
-        ids, values = zip(*sorted(self.of.items()), strict=True)
         sparse = F.map_from_arrays(int_array(ids), int_array(values))
         return lambda b: F.element_at(sparse, b)
 
@@ -122,14 +129,10 @@ class RackCodes:
         """`code` as SQL text: broker-id expression -> rack-code expression."""
         if not self.of:
             return lambda b: "CAST(NULL AS INT)"
-        top = max(self.of)
-        if min(self.of) >= 0 and top < DENSE_IDS:
-            codes = [-1] * (top + 1)
-            for b, c in self.of.items():
-                codes[b] = c
+        codes, ids, values = self._lookup()
+        if codes is not None:
             dense = int_array_sql(codes)
             return lambda b: f"nullif(get({dense}, {b}), -1)"
-        ids, values = zip(*sorted(self.of.items()), strict=True)
         sparse = f"map_from_arrays({int_array_sql(ids)}, {int_array_sql(values)})"
         return lambda b: f"element_at({sparse}, {b})"
 

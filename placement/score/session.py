@@ -233,7 +233,6 @@ def _class_archive_options() -> str:
     write it as the JVM exits (`stop_jvm` names it once complete). Unknown options are
     ignored, so a JVM other than HotSpot starts as before."""
     path = _archive_path()
-    quiet = _QUIET_CDS
     if path is None:
         return ""
     now = time.time()
@@ -248,12 +247,12 @@ def _class_archive_options() -> str:
     if _usable(path):
         with contextlib.suppress(OSError):
             os.utime(path)  # in use
-        return f"{quiet} -XX:SharedArchiveFile={path}"
+        return f"{_QUIET_CDS} -XX:SharedArchiveFile={path}"
     part = path.with_name(f"{path.name}.{os.getpid()}.part")
     with contextlib.suppress(OSError):
         part.unlink()
     _PENDING[:] = [(part, path)]
-    return f"{quiet} -XX:ArchiveClassesAtExit={part}"
+    return f"{_QUIET_CDS} -XX:ArchiveClassesAtExit={part}"
 
 
 def _archive_written(proc: subprocess.Popen[bytes]) -> None:
