@@ -91,6 +91,8 @@ def render_assign(summary: AssignSummary, *, source: str = "") -> str:
     page.section("Every figure and its lower bound", _goals(summary), name="goals")
     page.section("Load per rack, before and after", *_racks(summary), name="racks")
     page.section("Data from rack to rack", *_flows(summary), name="flows")
+    if summary.topics or summary.left_alone:
+        page.section("Per topic", *_topics(summary), name="topics")
     view = summary.batches
     if view is not None:
         where = paragraph(f"The batches written to {view.path}, as `plan show` prints them.")
@@ -149,11 +151,26 @@ def _notes(summary: AssignSummary) -> str:
     lines = []
     if s.brokers_from == "snapshot":
         lines.append("Brokers and racks come from the snapshot's brokers table.")
-    if s.unmanaged_topics:
+    rules = s.topic_rules
+    if rules:
         lines.append(
-            f"{len(s.unmanaged_topics):,} topic(s) have no placement policy and are left "
-            f"alone: {_listed(s.unmanaged_topics)}."
+            f"Topics per rule: {rules.get('policy', 0):,} with a policy of their own, "
+            f"{rules.get('default', 0):,} on the cluster default, "
+            f"{rules.get('rack-aware', 0):,} on Kafka's rack-aware rule (no policy)."
         )
+    if s.scope == "asked":
+        lines.append(
+            "Scope: only partitions on drained or dead brokers and the topics --topics sets "
+            "were changed; partitions elsewhere that break their rule are listed below, "
+            "left alone (--repair changes them)."
+        )
+    if s.replicas_left_on_drained:
+        lines.append(
+            f"{s.replicas_left_on_drained:,} replica(s) stay on drained brokers "
+            "(--only-topics or offline partitions keep them there)."
+        )
+    if s.offline_kept:
+        lines.append(f"{s.offline_kept:,} offline partition(s) (no leader) are never moved.")
     if s.missing_topics:
         lines.append(
             f"{len(s.missing_topics):,} topic(s) in --topics are not in the cluster (create "
@@ -487,6 +504,55 @@ def _policies(summary: AssignSummary) -> list[str]:
         ),
         table(columns, rows, name="policies"),
     ]
+
+
+def _topics(summary: AssignSummary) -> list[str]:
+    columns = [
+        Column("topic", key="/topics/*/topic"),
+        Column("rule", "policy, cluster default, or rack-aware (no policy)", "/topics/*/rule"),
+        Column("partitions", "partitions changed", "/topics/*/partitions_changed"),
+        Column("added", "replicas added", "/topics/*/replicas_added"),
+        Column("removed", "replicas removed", "/topics/*/replicas_removed"),
+        Column("bytes", "bytes of the replicas added", "/topics/*/bytes_to_move"),
+        Column("leaders", "leadership changes", "/topics/*/leadership_changes"),
+    ]
+    rows = [
+        (
+            i,
+            [
+                Cell(t.topic),
+                Cell(t.rule),
+                _maybe(t.partitions_changed),
+                _maybe(t.replicas_added),
+                _maybe(t.replicas_removed),
+                _maybe(t.bytes_to_move),
+                _maybe(t.leadership_changes),
+            ],
+        )
+        for i, t in enumerate(summary.topics)
+    ]
+    out = [
+        paragraph("What the plan changes in each topic, largest first."),
+        table(columns, rows, name="topics"),
+    ]
+    if summary.left_alone:
+        alone = [
+            Column("topic", key="/left_alone/*/topic"),
+            Column("rule", key="/left_alone/*/rule"),
+            Column("partitions", "breaking their rule, left alone", "/left_alone/*/partitions"),
+        ]
+        rows = [
+            (i, [Cell(t.topic), Cell(t.rule), _maybe(t.partitions)])
+            for i, t in enumerate(summary.left_alone)
+        ]
+        out += [
+            paragraph(
+                "Outside what the plan was asked to change, these partitions break their "
+                "rule and were left as they are; --repair changes them."
+            ),
+            table(alone, rows, name="left-alone"),
+        ]
+    return out
 
 
 def _compact(policy: object) -> str:

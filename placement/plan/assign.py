@@ -5,11 +5,12 @@ The CLI renders the outcome; nothing here prints or writes.
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Literal
+from typing import Any, Literal
 
 from placement.errors import UsageError
 from placement.io.columns import REPLICAS, TOPIC
@@ -19,19 +20,24 @@ from placement.io.reassignment import collector_paused
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.planview import PlanView
 from placement.model.policy import PlacementPolicy
+from placement.model.scope import Scope
 from placement.plan.balance import Goal, RackBalance, balance_goals, movement, rack_flows
 from placement.plan.checker import PlanContext, verify_plan
+from placement.plan.degraded import Degraded, degraded_report, offline_keys
+from placement.plan.inputs import DefaultPolicies
 from placement.plan.policies import policy_changes
 from placement.plan.summary import (
     AssignSummary,
     BrokerFigures,
     GoalFigure,
+    LeftAlone,
     PolicyChange,
     RackFigures,
     RackFlow,
+    TopicFigures,
 )
 from placement.plan.topics import TopicSpec
-from placement.solver.capacity import bytes_held, check_capacity, disk_caps
+from placement.solver.capacity import check_capacity, disk_caps
 from placement.solver.core import LeaderStats
 from placement.solver.engine import Options, RackSolve, solve
 from placement.solver.feasibility import check_feasible
@@ -54,7 +60,6 @@ class AssignOutcome:
     exact: list[RackSolve]
     engine: str
     seconds: float
-    unmanaged_topics: list[str]  # in the cluster, with no policy anywhere: left alone
     missing_topics: list[str]  # in the topics file, not in the cluster: not created
     # brokers holding replicas in the current assignment that the inventory does not know
     # (its replicas of managed topics are moved off), or lists without a rack
@@ -67,6 +72,18 @@ class AssignOutcome:
     policy_changes: list[PolicyChange] = field(default_factory=list)
     brokers: list[BrokerFigures] = field(default_factory=list)  # every broker's load
     flows: list[RackFlow] = field(default_factory=list)  # what each rack sends to each
+    degraded: Degraded | None = None  # the cluster before the plan (None: no --current)
+    topics: list[TopicFigures] = field(default_factory=list)  # per topic changed
+    left_alone: list[LeftAlone] = field(default_factory=list)  # outside the scope, broken
+    rules: dict[str, int] = field(default_factory=dict)  # topics per rule kind
+    scope: Literal["everything", "asked"] = "everything"
+    only_topics: str | None = None
+    offline_kept: int = 0  # offline partitions the plan may not move
+
+    @property
+    def left_on_drained(self) -> int:
+        """Replicas on drained brokers after the plan, from the brokers' figures."""
+        return sum(b.replicas_after for b in self.brokers if b.status == "drained")
 
     def summary(self, batches: PlanView | None = None) -> AssignSummary:
         """What `--summary`, `--format json` and `--report` show: every figure the text
@@ -114,7 +131,15 @@ class AssignOutcome:
                 )
                 for b in self.balance
             ],
-            unmanaged_topics=self.unmanaged_topics,
+            topic_rules=self.rules,
+            scope=self.scope,
+            only_topics=self.only_topics,
+            replicas_left_on_drained=self.left_on_drained,
+            leadership_forced=ls.forced if ls is not None else 0,
+            leadership_chosen=changes - (ls.forced if ls is not None else 0),
+            topics=self.topics,
+            left_alone=self.left_alone,
+            offline_kept=self.offline_kept,
             missing_topics=self.missing_topics,
             brokers_from=self.brokers_from,
             cluster_policies_known=self.cluster_policies_known,
@@ -122,6 +147,7 @@ class AssignOutcome:
             brokers=self.brokers,
             rack_to_rack=self.flows,
             batches=batches,
+            degraded=self.degraded,
         )
 
 
@@ -143,6 +169,41 @@ def _changes(topics: Sequence[TopicSpec], current: CurrentState | None) -> list[
     return policy_changes(topics, current.policies, existing)
 
 
+@dataclass(frozen=True)
+class Ask:
+    """What the operator asked of the plan beyond the state (README, `assign`: the scope
+    rule and the leader rule)."""
+
+    repair: bool = False  # --repair: partitions outside the scope that break their rule too
+    only_topics: re.Pattern[str] | None = None  # --only-topics: no other topic changes
+    first_rack: bool = False  # --leaders-in-first-rack
+    defaults: DefaultPolicies = field(default_factory=DefaultPolicies)  # --default-policy
+
+
+def _rules(
+    present: Iterable[str],
+    policies: Mapping[str, PlacementPolicy],
+    topic_level: Iterable[str],
+    defaults: DefaultPolicies,
+) -> tuple[dict[str, PlacementPolicy], dict[str, str]]:
+    """Every topic's rule, in Confluent's order: its own policy (the cluster's or the
+    topics file's), the broker setting for an internal topic, the cluster default, else
+    Kafka's rack-aware rule (no policy). Returns the policies and each topic's rule kind."""
+    own = set(topic_level)
+    out = dict(policies)
+    kind = {t: "policy" for t in out if t in own}
+    for topic in sorted(set(present) - set(out)):
+        if topic in defaults.internal:
+            out[topic] = defaults.internal[topic]
+            kind[topic] = "default"
+        elif defaults.default is not None:
+            out[topic] = defaults.default
+            kind[topic] = "default"
+        else:
+            kind[topic] = "rack-aware"
+    return out, kind
+
+
 @collector_paused()  # a cluster's state: millions of long-lived objects, no cycles
 def assign(
     loaded: LoadedInventory,
@@ -154,42 +215,72 @@ def assign(
     options: Options | None = None,
     policies_known: bool = False,
     brokers_from: Literal["inventory", "snapshot"] = "inventory",
+    ask: Ask | None = None,
 ) -> AssignOutcome:
     """Plan ``topics`` over the inventory, check the plan, measure it. ``policies_known``:
     ``current`` holds the cluster's policies, so the policy changes can be told."""
     started = time.perf_counter()
     options = options or Options()
+    ask = ask or Ask()
     inv = loaded.inventory
     ids = {b.id for b in inv.brokers}
     drained = _ids(ids, drain, "--drain")
     excluded = _ids(ids, exclude, "--exclude")
-    # the cluster's policies, and those --topics gives (new or changed) over them
-    policies: dict[str, PlacementPolicy] = {
-        **(current.policies if current else {}),
-        **{t.name: t.policy for t in topics},
-    }
     assignments = current.assignments if current else []
     present = set(map(TOPIC, assignments))  # columns at C speed: up to millions
-    unmanaged = sorted(present - set(policies))
+    # the cluster's policies, and those --topics gives (new or changed) over them
+    given = {**(current.policies if current else {}), **{t.name: t.policy for t in topics}}
+    policies, kinds = _rules(present, given, given, ask.defaults)
     missing = sorted({t.name for t in topics} - present) if current is not None else []
-    fresh = {t.name: t.partitions for t in topics} if current is None else {}
-    managed = (
-        list(assignments) if not unmanaged else [a for a in assignments if a.topic in policies]
+    fresh = {t.name: t.partitions for t in topics if t.partitions} if current is None else {}
+    asked = bool(drained or topics or options.rebalance or options.balance_leaders)
+    frozen = frozenset(offline_keys(current)) if current is not None else frozenset()
+    scope = Scope(
+        everything=ask.repair or options.rebalance or not asked,
+        topics=frozenset(t.name for t in topics),
+        only=ask.only_topics,
+        frozen=frozen,
     )
     in_use = {t: policies[t] for t in present | set(fresh) if t in policies}
-    check_feasible(inv, in_use, drained=drained, excluded=excluded, current=managed)
+    feasible = in_use
+    if ask.only_topics is not None:
+        feasible = {t: p for t, p in in_use.items() if ask.only_topics.fullmatch(t)}
+    check_feasible(inv, feasible, drained=drained, excluded=excluded, current=assignments)
     sizes = current.sizes if current else {}
     caps = disk_caps(inv, options.max_disk_usage) if sizes else {}
-    fixed: dict[int, int] = {}
     if caps:
         check_capacity(inv, in_use, assignments, sizes, caps, drained=drained, excluded=excluded)
-        fixed = bytes_held([a for a in assignments if a.topic not in policies], sizes)
-    read = current.columns if current is not None and not unmanaged else None
-    req = Request(inv, in_use, managed, fresh, drained, excluded, sizes, caps, fixed, read)
+    read = current.columns if current is not None else None
+    req = Request(
+        inv,
+        in_use,
+        assignments,
+        fresh,
+        drained,
+        excluded,
+        sizes,
+        caps,
+        {},
+        read,
+        scope,
+        ask.first_rack,
+    )
     solution = solve(req, options)
     plan = solution.plan
-    before = req.before  # managed, by key
-    context = PlanContext(inv, in_use, before, drained, excluded, fresh or None, caps, sizes)
+    before = req.before
+    context = PlanContext(
+        inv,
+        in_use,
+        before,
+        drained,
+        excluded,
+        fresh or None,
+        caps,
+        sizes,
+        scope=scope if current is not None else None,
+        leaders_free=options.balance_leaders or ask.first_rack,
+        first_rack=ask.first_rack,
+    )
     verify_plan(plan, context)
     figures = balance_goals(
         inv, in_use, before, plan, drained, drained | excluded, caps, sizes, req.columns
@@ -197,12 +288,13 @@ def assign(
     added, removed, moved = movement(plan, before, sizes)
     racks = inv.rack_of
     used = set(chain.from_iterable(map(REPLICAS, assignments)))
+    election = [
+        a.key for a in plan if a.key in before and before[a.key].replicas[0] != a.replicas[0]
+    ]
     return AssignOutcome(
         plan=plan,
         rollback=[before[a.key] for a in plan if a.key in before],
-        election=[
-            a.key for a in plan if a.key in before and before[a.key].replicas[0] != a.replicas[0]
-        ],
+        election=election,
         replicas_added=added,
         replicas_removed=removed,
         bytes_to_move=moved,
@@ -214,7 +306,6 @@ def assign(
         exact=solution.exact,
         engine=solution.engine,
         seconds=time.perf_counter() - started,
-        unmanaged_topics=unmanaged,
         missing_topics=missing,
         unknown_brokers=sorted(used - set(racks)),
         rackless_brokers=sorted(b for b in used if b in racks and racks[b] is None),
@@ -224,4 +315,62 @@ def assign(
         policy_changes=_changes(topics, current) if policies_known else [],
         brokers=figures.brokers,
         flows=rack_flows(inv, plan, before, sizes),
+        degraded=degraded_report(current) if current is not None else None,
+        topics=topic_figures(plan, before, sizes, kinds),
+        left_alone=[
+            LeftAlone(topic=t, partitions=n, rule=kinds.get(t, "policy"))
+            for t, n in sorted(solution.left_alone.items(), key=lambda tn: (-tn[1], tn[0]))
+        ],
+        rules=_rule_counts(kinds, present | set(fresh)),
+        scope="everything" if scope.everything else "asked",
+        only_topics=ask.only_topics.pattern if ask.only_topics is not None else None,
+        offline_kept=len(frozen),
     )
+
+
+def _rule_counts(kinds: Mapping[str, str], present: Iterable[str]) -> dict[str, int]:
+    """Topics of the cluster per rule: policy, default, rack-aware."""
+    out = {"policy": 0, "default": 0, "rack-aware": 0}
+    for topic in present:
+        out[kinds.get(topic, "rack-aware")] += 1
+    return out
+
+
+def topic_figures(
+    plan: Sequence[PartitionAssignment],
+    before: Mapping[Key, PartitionAssignment],
+    sizes: Mapping[Key, int],
+    kinds: Mapping[str, str],
+) -> list[TopicFigures]:
+    """Per topic the plan changes: partitions changed, replicas added and removed, bytes
+    copied (the added replicas' sizes; null when one is unknown) and leadership changes,
+    largest first (bytes, then replicas added)."""
+    rows: dict[str, list[Any]] = {}
+    for a in plan:
+        old = before.get(a.key)
+        row = rows.setdefault(a.topic, [0, 0, 0, 0, 0])
+        had = set(old.replicas) if old is not None else set()
+        now = set(a.replicas)
+        gained = len(now - had)
+        row[0] += 1
+        row[1] += gained
+        row[2] += len(had - now)
+        if row[3] is not None and gained:
+            size = sizes.get(a.key) if old is not None else 0
+            row[3] = None if size is None else row[3] + size * gained
+        if old is not None and old.replicas and old.replicas[0] != a.replicas[0]:
+            row[4] += 1
+    out = [
+        TopicFigures(
+            topic=t,
+            rule=kinds.get(t, "rack-aware"),
+            partitions_changed=r[0],
+            replicas_added=r[1],
+            replicas_removed=r[2],
+            bytes_to_move=r[3],
+            leadership_changes=r[4],
+        )
+        for t, r in rows.items()
+    ]
+    out.sort(key=lambda f: (-(f.bytes_to_move or 0), -f.replicas_added, f.topic))
+    return out

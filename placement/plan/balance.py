@@ -426,7 +426,11 @@ def balance_goals(
             for sign, x in ((-1, before.get(a.key)), (1, a)):
                 if x is not None:
                     t1.apply(x, sign)
-    t1.lead_racks.update(lead_of[t] for t in map(TOPIC, plan) if t in lead_of)
+    # leaders sit in every rack holding sync replicas (a leader stays where it is): the
+    # racks compared are those where a broker leads, before or after
+    rack_of = inventory.rack_of
+    leading = {r for t in (t0, t1) for b, n in t.leaders.items() if n > 0 and (r := rack_of.get(b))}
+    t0.lead_racks = t1.lead_racks = leading
     b0, b1 = racks.figures(t0), racks.figures(t1)
     goals = [
         Goal("rack spread (replicas per broker, worst rack)", b1[0], b1[3], b0[0]),

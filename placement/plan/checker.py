@@ -15,6 +15,8 @@ from placement.errors import MrcPlanError
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
+from placement.model.rackaware import spread_ok
+from placement.model.scope import Scope
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +54,20 @@ class PlanContext:
     # broker -> the bytes it may hold, and partition sizes (unknown: 0 bytes)
     disk_caps: Mapping[int, int] = field(default_factory=dict)
     sizes: Mapping[Key, int] = field(default_factory=dict)
+    # what the plan may change (None: anything); the leader rule: a partition keeps its
+    # preferred leader while it stays a sync replica, unless leaders are to be evened
+    # (--balance-leaders) or put in the first rack (--leaders-in-first-rack)
+    scope: Scope | None = None
+    leaders_free: bool = False
+    first_rack: bool = False
+
+    def rack_sizes(self) -> dict[str, int]:
+        """Brokers per rack that stay in the cluster: the rack-aware rule's racks."""
+        counts: dict[str, int] = {}
+        for b in self.inventory.brokers:
+            if b.rack is not None and b.id not in self.drained:
+                counts[b.rack] = counts.get(b.rack, 0) + 1
+        return counts
 
 
 def _form(a: PartitionAssignment, brokers: Collection[int], where: str) -> Iterator[str]:
@@ -71,7 +87,10 @@ def _form(a: PartitionAssignment, brokers: Collection[int], where: str) -> Itera
 
 
 def _check_one(
-    a: PartitionAssignment, ctx: PlanContext, rack_of: Mapping[int, str | None]
+    a: PartitionAssignment,
+    ctx: PlanContext,
+    rack_of: Mapping[int, str | None],
+    sizes: Mapping[str, int],
 ) -> Iterable[str]:
     yield from _form(a, rack_of.keys(), "the inventory")
     reps = a.replicas
@@ -88,9 +107,31 @@ def _check_one(
     excluded = sorted(new & ctx.excluded)
     if excluded:
         yield f"new replicas on excluded brokers {excluded}"
+    if (
+        before is not None
+        and not ctx.leaders_free
+        and before.replicas
+        and before.replicas[0] in a.sync
+        and a.replicas[0] != before.replicas[0]
+    ):
+        yield (
+            f"preferred leader moved from {before.replicas[0]} to {a.replicas[0]}, "
+            f"though {before.replicas[0]} stays a sync replica"
+        )
     policy = ctx.policies.get(a.topic)
-    if policy is None:
-        yield "topic has no placement policy"
+    if policy is None:  # Kafka's rack-aware rule
+        counts: dict[str, int] = {}
+        for b in reps:
+            r = rack_of.get(b)
+            if r is not None:
+                counts[r] = counts.get(r, 0) + 1
+        if a.observers:
+            yield f"observers {list(a.observers)} on a topic without a placement policy"
+        if not spread_ok(counts, sizes, len(reps)):
+            yield (
+                f"replicas per rack {dict(sorted(counts.items()))} break Kafka's rack-aware "
+                f"rule over racks of {dict(sorted(sizes.items()))} brokers"
+            )
         return
     got: dict[str | None, list[int]] = {}
     for b in a.sync:
@@ -102,7 +143,7 @@ def _check_one(
         shown = {r: tuple(c) for r, c in got.items()}
         yield f"per-rack (sync, observers) {shown} differ from the policy's {want}"
     first_rack = policy.lead_rack
-    if rack_of.get(reps[0]) != first_rack:
+    if (ctx.first_rack or before is None) and rack_of.get(reps[0]) != first_rack:
         yield f"preferred leader {reps[0]} is not in the first replicas rack {first_rack!r}"
 
 
@@ -110,6 +151,7 @@ def check_plan(plan: Iterable[PartitionAssignment], ctx: PlanContext) -> list[Pl
     """Every hard constraint (the README's goal order, goal 1; docs/definitions.md, policy
     violations), for every planned partition and the cluster after it."""
     rack_of = ctx.inventory.rack_of
+    sizes = ctx.rack_sizes()
     problems: list[PlanProblem] = []
     seen: set[Key] = set()
     planned: dict[Key, PartitionAssignment] = {}
@@ -126,7 +168,14 @@ def check_plan(plan: Iterable[PartitionAssignment], ctx: PlanContext) -> list[Pl
             0 <= a.partition < ctx.partition_counts.get(a.topic, 0)
         ):
             problems.append(PlanProblem(a.topic, a.partition, "not a partition of the topic"))
-        problems.extend(PlanProblem(a.topic, a.partition, m) for m in _check_one(a, ctx, rack_of))
+        problems.extend(
+            PlanProblem(a.topic, a.partition, m) for m in _check_one(a, ctx, rack_of, sizes)
+        )
+        old = ctx.current.get(a.key)
+        if ctx.scope is not None and old is not None:
+            problems.extend(
+                PlanProblem(a.topic, a.partition, m) for m in _outside(old, a, ctx, ctx.scope)
+            )
     if ctx.partition_counts is not None:
         for topic, count in ctx.partition_counts.items():
             missing = [p for p in range(count) if (topic, p) not in seen]
@@ -138,11 +187,35 @@ def check_plan(plan: Iterable[PartitionAssignment], ctx: PlanContext) -> list[Pl
         # every partition of the cluster: the test per partition runs at C speed
         clear = map(ctx.drained.isdisjoint, map(attrgetter("replicas"), ctx.current.values()))
         for key in compress(ctx.current, map(not_, clear)):
-            if key not in seen:
+            if key not in seen and (ctx.scope is None or ctx.scope.allows(key)):
                 problems.append(PlanProblem(*key, "still on a drained broker after the plan"))
     if planned:
         problems.extend(_check_disks(planned, ctx))
     return problems
+
+
+def _outside(
+    old: PartitionAssignment, new: PartitionAssignment, ctx: PlanContext, scope: Scope
+) -> Iterator[str]:
+    """A change the operator did not ask for: a partition the scope keeps out of any plan,
+    or one that neither sits on a broker that cannot keep it nor is asked for (a disk cap
+    may move any partition of the plan's racks: a hard limit). Evening leaders
+    (``leaders_free``) may reorder any partition's sync replicas."""
+    if not scope.allows(old.key):
+        yield "changed, though --only-topics or its state (offline) keeps it out of the plan"
+        return
+    if (
+        ctx.leaders_free
+        and set(old.replicas) == set(new.replicas)
+        and set(old.observers) == set(new.observers)
+    ):
+        return
+    rack_of = ctx.inventory.rack_of
+    displaced = any(
+        b in ctx.drained or b not in rack_of or rack_of[b] is None for b in old.replicas
+    )
+    if not scope.asks(old.key, displaced) and not ctx.disk_caps:
+        yield "changed, though it lies outside what the plan was asked to change"
 
 
 def check_form(

@@ -23,6 +23,7 @@ from placement.errors import InputError, UsageError
 from placement.io.describe import SNIFF_BYTES, looks_like_describe
 from placement.io.inventory import LoadedInventory, load_inventory
 from placement.io.snapshot import snapshot_inventory
+from placement.model.policy import PlacementPolicy
 from placement.plan.topics import TopicSpec, read_topics
 from placement.rules.base import CheckContext
 
@@ -132,3 +133,85 @@ def read_inputs(
         else []
     )
     return AssignInputs(loaded, specs, source, kind, notes)
+
+
+# the broker settings that place internal topics, and the topic each one places
+INTERNAL_PLACEMENT = {
+    "confluent.offsets.topic.placement.constraints": "__consumer_offsets",
+    "confluent.transaction.state.log.placement.constraints": "__transaction_state",
+}
+DEFAULT_PLACEMENT = "confluent.log.placement.constraints"
+
+
+@dataclass(frozen=True)
+class DefaultPolicies:
+    """The cluster's default placement (`confluent.log.placement.constraints`) and the
+    placements brokers give internal topics, from `--default-policy FILE`."""
+
+    default: PlacementPolicy | None = None
+    internal: dict[str, PlacementPolicy] = field(default_factory=dict)
+
+
+def read_default_policy(path: Path, ctx: CheckContext) -> DefaultPolicies:
+    """`--default-policy FILE`: a placement policy (JSON), or a broker's server.properties
+    whose `confluent.log.placement.constraints` is the default (its internal topics'
+    settings are taken too). Every policy goes through the `validate` rules: an error
+    stops the run with its position. A file that is neither is refused without quoting
+    it."""
+    from placement.io.limits import POLICY_BYTES, PROPERTIES_BYTES, read_capped
+    from placement.io.properties import PropertiesSyntaxError, parse_properties
+    from placement.model.diagnostic import Severity
+    from placement.plan.topics import InvalidPoliciesError
+    from placement.rules.validate import check_policy_text, validate_properties_bytes
+
+    props = path.suffix == ".properties"
+    try:
+        with path.open("rb") as fh:
+            data = read_capped(fh, str(path), PROPERTIES_BYTES if props else POLICY_BYTES)
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read it ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(
+            str(path),
+            "not a placement policy or a .properties file (not UTF-8 text)",
+            "give a policy JSON file, or a server.properties that sets " + DEFAULT_PLACEMENT,
+        ) from None
+    if not props:
+        if not text.lstrip().startswith("{"):
+            raise InputError(
+                str(path),
+                "not a placement policy (a JSON object) or a .properties file",
+                "give a policy JSON file, or a server.properties (named *.properties) that "
+                "sets " + DEFAULT_PLACEMENT,
+            )
+        checked = check_policy_text(text, str(path), ctx)
+        if any(d.severity is Severity.ERROR for d in checked.diagnostics) or not checked.policy:
+            raise InvalidPoliciesError(str(path), checked.diagnostics)
+        return DefaultPolicies(checked.policy)
+    diagnostics = validate_properties_bytes(data, str(path), ctx)
+    if any(d.severity is Severity.ERROR for d in diagnostics):
+        raise InvalidPoliciesError(str(path), diagnostics)
+    try:
+        values = {p.key: p.value for p in parse_properties(text)}
+    except PropertiesSyntaxError as exc:  # validate reported it above
+        raise InputError(str(path), exc.message, exc.hint) from None
+    from placement.io.snapshot import cluster_policy
+
+    default = None
+    if values.get(DEFAULT_PLACEMENT, "").strip():
+        default = cluster_policy(str(path), "(cluster default)", values[DEFAULT_PLACEMENT])
+    internal = {
+        topic: cluster_policy(str(path), topic, values[key])
+        for key, topic in INTERNAL_PLACEMENT.items()
+        if values.get(key, "").strip()
+    }
+    if default is None and not internal:
+        raise InputError(
+            str(path),
+            f"sets no {DEFAULT_PLACEMENT} (nor an internal topic's placement)",
+            "give the server.properties of a broker that sets the cluster's default, or a "
+            "policy JSON file",
+        )
+    return DefaultPolicies(default, internal)

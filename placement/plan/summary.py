@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 from placement.model.planview import PlanView
 from placement.model.policy import PlacementPolicy
+from placement.plan.degraded import Degraded
 
 
 def policy_document(policy: PlacementPolicy) -> dict[str, Any]:
@@ -90,6 +91,36 @@ class RackFlow(_Model):
     bytes: int | None = Field(description="their bytes; null: one of them has no known size")
 
 
+RuleKind = Literal["policy", "default", "rack-aware"]
+
+
+class TopicFigures(_Model):
+    """What the plan changes in one topic (docs/definitions.md, per-topic breakdown)."""
+
+    topic: str
+    rule: RuleKind = Field(
+        description="the rule the topic follows: its own policy, the cluster default (or "
+        "an internal topic's broker setting), or Kafka's rack-aware rule"
+    )
+    partitions_changed: int
+    replicas_added: int
+    replicas_removed: int
+    bytes_to_move: int | None = Field(
+        description="bytes of the replicas added; null: a partition that gains replicas "
+        "has no known size"
+    )
+    leadership_changes: int = Field(description="partitions whose preferred leader changes")
+
+
+class LeftAlone(_Model):
+    """A topic with partitions that break their rule outside what the plan was asked to
+    change: reported, not changed (`--repair` changes them)."""
+
+    topic: str
+    partitions: int = Field(description="partitions breaking their rule, left as they are")
+    rule: RuleKind
+
+
 class PolicyChange(_Model):
     """A topic whose placement policy in --topics is not the one the cluster has."""
 
@@ -131,8 +162,37 @@ class AssignSummary(_Model):
     leadership_changes: int = Field(description="partitions whose preferred leader changes")
     goals: list[GoalFigure]
     racks: list[RackFigures]
-    unmanaged_topics: list[str] = Field(
-        description="in the cluster, with no policy in --topics or the cluster: left alone"
+    topic_rules: dict[str, int] = Field(
+        description="the cluster's topics per rule they follow: policy (their own), "
+        "default (the cluster default or an internal topic's broker setting), rack-aware "
+        "(Kafka's rule: no policy anywhere)"
+    )
+    scope: Literal["everything", "asked"] = Field(
+        description="everything: every partition that breaks its rule may change "
+        "(--repair, --rebalance, or nothing asked); asked: only partitions on drained or "
+        "dead brokers and the topics --topics sets"
+    )
+    only_topics: str | None = Field(description="--only-topics, when given")
+    replicas_left_on_drained: int = Field(
+        description="replicas on drained brokers after the plan (0 unless --only-topics or "
+        "an offline partition keeps some there)"
+    )
+    leadership_forced: int = Field(
+        description="leadership changes forced: the old leader left the partition or "
+        "became an observer"
+    )
+    leadership_chosen: int = Field(
+        description="the other leadership changes (--balance-leaders, --leaders-in-first-rack)"
+    )
+    topics: list[TopicFigures] = Field(
+        description="per topic the plan changes, largest first (bytes, then replicas added)"
+    )
+    left_alone: list[LeftAlone] = Field(
+        description="topics with partitions outside the scope that break their rule, "
+        "left alone, most first; --repair changes them"
+    )
+    offline_kept: int = Field(
+        description="offline partitions (no leader): never moved, whatever was asked"
     )
     missing_topics: list[str] = Field(
         description="in --topics, not in the cluster: not planned (see policy_changes)"
@@ -160,4 +220,9 @@ class AssignSummary(_Model):
         default=None,
         description="with --out-dir: the batches, as `plan show DIR --format json` prints "
         "them; null otherwise",
+    )
+    degraded: Degraded | None = Field(
+        default=None,
+        description="the cluster before the plan: partitions under-replicated, under min "
+        "ISR or offline, from the ISRs and leaders --current records; null: no --current",
     )

@@ -22,20 +22,23 @@ which replicas move to new brokers, who leads after a leader leaves) is made by 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from itertools import chain, compress, groupby, repeat
 from operator import eq, getitem, is_, itemgetter, ne, not_, sub
 
 import numpy as np
 from ortools.graph.python import min_cost_flow
 
+from placement.errors import NoSolutionError
 from placement.io.columns import OBSERVERS, REPLICAS, Columns
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.policy import PlacementPolicy
+from placement.model.rackaware import spread_ok
 from placement.solver.columns import positions, sums
 from placement.solver.flow import Item, RackFlow, Targets, water_level
+from placement.solver.rackaware import as_policy, target_counts
 from placement.solver.repair import Request
 
 # --rebalance: a broker above its floor offers the flow this many of its partitions per
@@ -47,7 +50,7 @@ OFFER_MIN = 16
 @dataclass(frozen=True)
 class LeaderStats:
     changes: int  # partitions whose preferred leader differs from the current one
-    forced: int  # of which the old leader could not stay (its replica left, or the rack)
+    forced: int  # of which the old leader could not stay (it left, or is an observer now)
     bound: int  # fewest changes any plan with these replicas needs (evened racks)
     uneven: tuple[str, ...]  # lead racks the choices left cannot even out
 
@@ -58,6 +61,12 @@ class CoreResult:
     repair_bound: dict[str, int]  # replicas no plan avoids adding, per rack (`lower_bound`)
     balance_bound: dict[str, int]  # --rebalance: replicas any evening plan adds, per rack
     leaders: LeaderStats
+    # partitions of topics without a policy that the plan places: the replicas per rack
+    # chosen for each (rack-aware rule), as a policy of sync replicas
+    derived: dict[Key, PlacementPolicy]
+    # partitions outside the scope that break their rule, left alone, per topic
+    left_alone: dict[str, int]
+    alone: frozenset[Key]  # those partitions
 
 
 class _Cluster:
@@ -71,11 +80,66 @@ class _Cluster:
             rack: tuple(sorted(b for b in ids if b in self.usable and b not in req.excluded))
             for rack, ids in self.members.items()
         }
+        self._fits: dict[tuple[str, ...], bool] = {}
 
     def held(self, a: PartitionAssignment, rack: str) -> list[int]:
         return [
             b for b in dict.fromkeys(a.replicas) if self.rack_of.get(b) == rack and b in self.usable
         ]
+
+    @cached_property
+    def sizes(self) -> dict[str, int]:
+        """Brokers per rack that stay in the cluster (the rack-aware rule's racks)."""
+        counts = {r: sum(1 for b in ids if b in self.usable) for r, ids in self.members.items()}
+        return {r: n for r, n in counts.items() if n}
+
+    def follows_rule(self, reps: tuple[int, ...], at: list[str | None]) -> bool:
+        """Whether a partition of a topic without a policy follows the rack-aware rule:
+        every broker usable and distinct, the racks as even as they allow."""
+        if not reps or None in at or len(set(reps)) != len(reps):
+            return False
+        racks = tuple(sorted(r for r in at if r is not None))
+        fits = self._fits.get(racks)
+        if fits is None:  # a cluster has few patterns of racks
+            fits = self._fits[racks] = spread_ok(Counter(racks), self.sizes, len(racks))
+        return fits
+
+    def derive(self, key: Key, a: PartitionAssignment) -> PlacementPolicy:
+        """The replicas per rack a partition of a topic without a policy gets when it must
+        change (`solver.rackaware.target_counts`); exit 1 naming it when none fits."""
+        reps = tuple(dict.fromkeys(a.replicas))
+        kept: Counter[str] = Counter()
+        lost: Counter[str] = Counter()
+        holds: Counter[str] = Counter()
+        for b in reps:
+            r = self.rack_of.get(b)
+            if b in self.usable and r is not None:
+                kept[r] += 1
+            elif r is not None:
+                lost[r] += 1
+            if r is not None and b in self.receiving:
+                holds[r] += 1
+        room = {r: len(ids) - holds[r] for r, ids in self.receivers.items()}
+        counts = target_counts(len(a.replicas), kept, self.sizes, room, lost)
+        if counts is None:
+            raise NoSolutionError(
+                f"partition {key[0]}-{key[1]} (no placement policy: Kafka's rack-aware "
+                f"rule) cannot keep {len(a.replicas)} replicas: the racks that stay offer "
+                f"{sum(self.sizes.values())} brokers, {sum(room.values())} of them able to "
+                "take a new replica of it, as evenly spread as the rule asks",
+                "drain or exclude fewer brokers, add brokers, or lower the topic's "
+                "replication factor first",
+            )
+        return as_policy(counts, self.rack_of.get(a.replicas[0]) if a.replicas else None)
+
+    def current_rule(self, a: PartitionAssignment) -> PlacementPolicy:
+        """A valid partition of a topic without a policy, as the policy it meets now."""
+        counts = Counter(r for b in dict.fromkeys(a.replicas) if (r := self.rack_of.get(b)))
+        return as_policy(counts, self.rack_of.get(a.replicas[0]) if a.replicas else None)
+
+    @cached_property
+    def receiving(self) -> frozenset[int]:
+        return frozenset(chain.from_iterable(self.receivers.values()))
 
 
 def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreResult:
@@ -86,26 +150,57 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
     racks = {rack: _RackState(ids) for rack, ids in c.members.items()}
     # where a replica may stay: its rack, or None (drained, unknown, rack-less)
     home = {b: r for b, r in c.rack_of.items() if b in c.usable and r is not None}
-    expect = {t: _Expected.of(p) for t, p in policies.items()}
+    first_rack = req.first_rack
+    expect = {t: _Expected.of(p, first_rack) for t, p in policies.items()}
     repair_bound: dict[str, int] = {}
     parts = list(before.values())
     cols = req.columns
-    judged = None if cols is None else _meeting_columns(cols, parts, expect, home)
+    scope = req.scope
+    allows = None if scope.only is None and not scope.frozen else scope.allows
+    judged = None if cols is None else _meeting_columns(cols, parts, expect, home, first_rack)
     if cols is None or judged is None:
         meets = _meeting(parts, list(map(expect.get, map(itemgetter(0), before))), home)
         keys = list(compress(before, meets))
-        _tally_kept(racks, home, keys, list(compress(parts, meets)), rebalance)
+        _tally_kept(racks, home, keys, list(compress(parts, meets)), rebalance, allows)
     else:
         meets = judged.tolist()
         _tally_columns(racks, home, cols, judged, rebalance)
         if rebalance:
-            _tally_on(racks, home, list(compress(before, meets)), list(compress(parts, meets)))
+            kept_keys = list(compress(before, meets))
+            kept_parts = list(compress(parts, meets))
+            if allows is not None:
+                ok = list(map(allows, kept_keys))
+                kept_keys, kept_parts = (
+                    list(compress(kept_keys, ok)),
+                    list(compress(kept_parts, ok)),
+                )
+            _tally_on(racks, home, kept_keys, kept_parts)
+    derived: dict[Key, PlacementPolicy] = {}
+    left_alone: Counter[str] = Counter()
+    alone: set[Key] = set()  # broken and outside the scope: not even reordered
+    interned: dict[int, _Expected] = {}
     for key, a in compress(before.items(), map(not_, meets)):
         reps = a.replicas
         at = [home.get(b) for b in reps]
+        displaced = None in at
         exp = expect.get(key[0])
         leader = reps[0] if reps else None
+        if exp is None and key[0] not in policies:  # Kafka's rack-aware rule
+            if not c.follows_rule(reps, at):
+                if scope.asks(key, displaced):
+                    policy = derived[key] = c.derive(key, a)
+                    exp = interned.get(id(policy))
+                    if exp is None:
+                        exp = interned[id(policy)] = _Expected.of(policy, first_rack)
+                else:
+                    left_alone[key[0]] += 1
+                    alone.add(key)
+        elif exp is not None and not scope.asks(key, displaced):
+            left_alone[key[0]] += 1
+            alone.add(key)
+            exp = None
         if exp is None:
+            on = rebalance and (allows is None or allows(key))
             for b, r in zip(reps, at, strict=True):
                 if r is None:
                     continue
@@ -114,10 +209,11 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
                 st.topic_base[(key[0], b)] += 1
                 if b == leader:
                     st.leaders[b] += 1
-                if rebalance:
+                if on:
                     st.kept[b] += 1
                     st.on[b].append(key)
             continue
+        lead_rack = exp.lead_rack if first_rack else c.rack_of.get(leader)  # type: ignore[arg-type]
         groups: dict[str, list[int]] = {}
         for b, r in dict(zip(reps, at, strict=True)).items():
             if r is not None:
@@ -129,8 +225,12 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
             st = racks[r]
             for b in here:  # any of them may be the one kept: a weaker bound, never wrong
                 st.kept[b] += 1
-            sticky = leader if leader in here and r == exp.lead_rack else None
-            left = r == exp.lead_rack and sticky is None
+            if first_rack:
+                sticky = leader if leader in here and r == lead_rack else None
+                left = r == lead_rack and sticky is None
+            else:  # the leader stays where it is; gone, a sync replica of its rack leads
+                sticky = leader if leader in here else None
+                left = r == lead_rack and sticky is None and s > 0
             leads = left and (s, o) == (1, 0)
             item = Item(key[0], s + o, tuple(here), sticky=sticky, leads=leads, leader_left=left)
             st.add(key, item)
@@ -157,15 +257,34 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
     touched: list[Key] = []
     for key in sorted(chosen):
         old = before[key]
-        policy = policies[key[0]]
+        found = policies.get(key[0]) or derived.get(key)
+        if found is None:  # a valid partition of a topic without a policy, --rebalance
+            found = derived[key] = c.current_rule(old)
+        policy = found
         mine = chosen[key]
         placed = {r: mine[r] if r in mine else tuple(c.held(old, r)) for r in policy.per_rack()}
-        new = _roles(old, policy, placed)
+        new = _roles(old, policy, placed, c.rack_of, first_rack)
         if new != old:
             after[key] = new
             touched.append(key)
-    leaders = _choose_leaders(req, c, before, after, touched, balance_leaders)
-    return CoreResult(after, repair_bound, balance_bound, leaders)
+    leaders = _choose_leaders(req, c, before, after, touched, balance_leaders, derived, alone)
+    return CoreResult(
+        after, repair_bound, balance_bound, leaders, derived, dict(left_alone), frozenset(alone)
+    )
+
+
+def rules(
+    req: Request, derived: Mapping[Key, PlacementPolicy]
+) -> Callable[[PartitionAssignment], PlacementPolicy]:
+    """The policy each partition is planned to: its topic's, the counts chosen for it, or
+    for a valid partition of a topic without a policy, the counts it has."""
+    c = _Cluster(req)
+
+    def rule_of(a: PartitionAssignment) -> PlacementPolicy:
+        policy = req.policies.get(a.topic) or derived.get(a.key)
+        return policy if policy is not None else c.current_rule(a)
+
+    return rule_of
 
 
 class _LeaderTrades:
@@ -409,20 +528,21 @@ class _Expected:
     sync: tuple[str, ...]
     observers: tuple[str, ...]
     per_rack: dict[str, tuple[int, int]]
+    lead_check: bool  # --leaders-in-first-rack: the leader must sit in the lead rack
 
     @classmethod
-    def of(cls, policy: PlacementPolicy) -> _Expected:
+    def of(cls, policy: PlacementPolicy, lead_check: bool = False) -> _Expected:
         per_rack = policy.per_rack()
         sync = tuple(sorted(r for r, (s, _) in per_rack.items() for _ in range(s)))
         obs = tuple(sorted(r for r, (_, o) in per_rack.items() for _ in range(o)))
-        return cls(policy.lead_rack, sync, obs, per_rack)
+        return cls(policy.lead_rack, sync, obs, per_rack, lead_check)
 
     def racks_fit(self, at: tuple[str | None, ...], n_observers: int) -> bool:
         """Whether replicas in the racks ``at`` (None: an unusable broker), the last
-        ``n_observers`` of them observers, are placed as the policy asks: the leader in the
-        lead rack, none unusable, sync and observer racks as asked. (`_meeting` adds
-        what the brokers themselves must be.)"""
-        if not at or at[0] != self.lead_rack or None in at:
+        ``n_observers`` of them observers, are placed as the policy asks: none unusable,
+        sync and observer racks as asked (and the leader in the lead rack when asked).
+        (`_meeting` adds what the brokers themselves must be.)"""
+        if not at or None in at or (self.lead_check and at[0] != self.lead_rack):
             return False
         n_sync = len(at) - n_observers
         racks = [r for r in at if r is not None]  # all of them: None was ruled out above
@@ -465,6 +585,7 @@ def _meeting_columns(
     parts: list[PartitionAssignment],
     expect: Mapping[str, _Expected],
     home: Mapping[int, str],
+    first_rack: bool = False,
 ) -> np.ndarray | None:
     """`_meeting` over the columns of ``parts``, at C speed: each partition's racks, sync
     and observer, counted into one 64-bit number per partition (a field of bits per rack
@@ -511,7 +632,9 @@ def _meeting_columns(
     first[has] = field[cols.starts[has]]
     first = np.where(first == 2 * n_racks, -1, first % n_racks)
     t = cols.topic
-    met: np.ndarray = has & (first == lead[t]) & (counted == want[t])
+    met: np.ndarray = has & (counted == want[t])
+    if first_rack:
+        met &= first == lead[t]
     # no broker twice: each replica against those 1, 2, ... places before it in its list
     twice = np.zeros(cols.flat.size, dtype=bool)
     for d in range(1, longest):
@@ -595,6 +718,7 @@ def _tally_kept(
     keys: list[Key],
     parts: list[PartitionAssignment],
     rebalance: bool,
+    allows: Callable[[Key], bool] | None = None,
 ) -> None:
     """Count, per rack, what the partitions that meet their policy keep: replicas,
     replicas of each topic and preferred leaders per broker (and for ``rebalance``, what
@@ -613,6 +737,8 @@ def _tally_kept(
         racks[home[pair[1]]].topic_base[pair] = n  # the first count of each pair
     if rebalance:
         for key, brokers in zip(keys, reps, strict=True):
+            if allows is not None and not allows(key):
+                continue
             for b in brokers:
                 racks[home[b]].on[b].append(key)
 
@@ -722,12 +848,17 @@ class _RackState:
 
 
 def _roles(
-    old: PartitionAssignment, policy: PlacementPolicy, racks: Mapping[str, tuple[int, ...]]
+    old: PartitionAssignment,
+    policy: PlacementPolicy,
+    racks: Mapping[str, tuple[int, ...]],
+    rack_of: Mapping[int, str | None],
+    first_rack: bool = False,
 ) -> PartitionAssignment:
     """Sync replicas and observers from the brokers chosen per rack, old roles kept where
     they can be (a kept sync replica stays sync, a kept observer stays an observer). The
-    old leader leads when it is still a sync replica of the lead rack; otherwise the first
-    sync replica there leads until `_choose_leaders` picks."""
+    old leader leads while it is still a sync replica (``first_rack``: a sync replica of
+    the lead rack); otherwise a sync replica of its rack (``first_rack``: of the lead
+    rack), else any, leads until `_choose_leaders` picks."""
     old_sync = old.sync
     old_obs = set(old.observers)
     sync: list[int] = []
@@ -745,8 +876,12 @@ def _roles(
         observers.extend(sorted(order[s:], key=lambda b: (b not in old_obs, b)))
     lead_rack = policy.lead_rack
     leader = old.replicas[0] if old.replicas else None
-    if leader not in sync or leader not in racks[lead_rack]:
-        leader = next(b for b in sync if b in racks[lead_rack])
+    if first_rack:
+        if leader not in sync or leader not in racks[lead_rack]:
+            leader = next(b for b in sync if b in racks[lead_rack])
+    elif leader is None or leader not in sync:
+        home = rack_of.get(leader) if leader is not None else None
+        leader = next((b for b in sync if rack_of.get(b) == home), sync[0])
     rest = [b for b in sync if b != leader]
     if (
         set(rest) == set(old_sync) - {leader}
@@ -766,10 +901,13 @@ def choose_leaders(
     after: dict[Key, PartitionAssignment],
     *,
     balance_leaders: bool,
+    derived: Mapping[Key, PlacementPolicy],
+    alone: Collection[Key] = frozenset(),
 ) -> LeaderStats:
     """Leaders again, for a state another engine changed after the core (CP-SAT)."""
     touched = [k for k in sorted(after) if after[k] != before[k]]
-    return _choose_leaders(req, _Cluster(req), before, after, touched, balance_leaders)
+    c = _Cluster(req)
+    return _choose_leaders(req, c, before, after, touched, balance_leaders, derived, alone)
 
 
 def leader_flow(
@@ -879,23 +1017,100 @@ def _choose_leaders(
     after: dict[Key, PartitionAssignment],
     touched: list[Key],
     balance_leaders: bool,
+    derived: Mapping[Key, PlacementPolicy],
+    alone: Collection[Key] = frozenset(),
 ) -> LeaderStats:
     """Goal 3 (leaders per broker) within goal 4 (fewest leadership changes).
 
-    A partition whose old leader is no longer a sync replica of its lead rack must change
-    leader: it takes whichever of its sync replicas there evens the rack (`leader_flow`).
-    The others keep theirs, except under ``--balance-leaders``, where any partition may
-    change leader and the flow makes the fewest changes that even the rack."""
+    A partition whose old leader is no longer one of its sync replicas must change
+    leader: it takes whichever of its sync replicas in the old leader's rack evens the
+    leaders per broker (`leader_flow`), or any sync replica when none is left there. The
+    others keep theirs, except under ``--balance-leaders``, where any partition may change
+    leader and the flow makes the fewest changes that even every broker holding sync
+    replicas. With ``--leaders-in-first-rack`` (`_first_rack_leaders`) the leader must
+    also sit in its policy's first rack."""
+    if req.first_rack:
+        return _first_rack_leaders(req, c, before, after, touched, balance_leaders, derived, alone)
+    forced = {k for k in touched if before[k].replicas[0] not in after[k].sync}
+    keys = sorted(_free(req, after, alone)) if balance_leaders else sorted(forced)
+    movable = set(keys)
+    leading = Counter(a.replicas[0] for k, a in after.items() if a.replicas and k not in movable)
+    weight = {b: leading[b] for b in sorted(c.usable)}
+    cands: list[list[int]] = []
+    olds: list[int] = []
+    swap: dict[tuple[Key, int], int] = {}
+    kept = dict.fromkeys(weight, 0)
+    for key in keys:
+        a = after[key]
+        old = before[key].replicas[0]
+        cand: list[int] = []
+        if key in forced and not balance_leaders:
+            rack = c.rack_of.get(old)
+            if rack is not None:
+                cand = _leader_candidates(c, rack, key, True, before, a, weight, swap)
+        if not cand:
+            cand = [b for b in a.sync if b in weight]
+        cands.append(cand)
+        olds.append(old)
+        if old in cand and key not in forced:
+            kept[old] += 1
+    used = set(chain.from_iterable(cands))
+    fixed = {b: w for b, w in weight.items() if w or b in used}
+    picks = leader_flow(fixed, cands, olds, even=balance_leaders) if fixed else [None] * len(keys)
+    for key, pick in zip(keys, picks, strict=True):
+        leader = pick if pick is not None else after[key].replicas[0]
+        if leader in fixed:
+            fixed[leader] += 1
+        after[key] = _led_by(after[key], leader, swap.get((key, leader)))
+    bound = 0
+    uneven: tuple[str, ...] = ()
+    if balance_leaders and fixed:
+        if max(fixed.values()) - min(fixed.values()) > 1:
+            uneven = ("every rack",)
+        else:
+            kept = {b: kept.get(b, 0) for b in fixed}
+            q, r = divmod(sum(fixed.values()), len(fixed))
+            order = sorted(kept, key=lambda b: (-kept[b], b))
+            goal = {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
+            bound = sum(max(0, kept[b] - goal[b]) for b in kept)
+    leads = map(itemgetter(0), map(REPLICAS, after.values()))
+    led = map(itemgetter(0), map(REPLICAS, was(before, after)))
+    changes = sum(map(ne, leads, led))  # at C speed: every partition of the cluster
+    return LeaderStats(changes, len(forced), bound + len(forced), uneven)
+
+
+def _first_rack_leaders(
+    req: Request,
+    c: _Cluster,
+    before: Mapping[Key, PartitionAssignment],
+    after: dict[Key, PartitionAssignment],
+    touched: list[Key],
+    balance_leaders: bool,
+    derived: Mapping[Key, PlacementPolicy],
+    alone: Collection[Key] = frozenset(),
+) -> LeaderStats:
+    """`_choose_leaders` with every leader in its policy's first rack: a partition whose
+    old leader is no longer a sync replica of that rack must change leader; it takes
+    whichever of its sync replicas there evens the rack. The others keep theirs, except
+    under ``--balance-leaders`` (the fewest changes that even each lead rack)."""
     policies = req.policies
+
+    def lead_rack(key: Key) -> str | None:
+        policy = policies.get(key[0]) or derived.get(key)
+        if policy is not None:
+            return policy.lead_rack
+        return c.rack_of.get(before[key].replicas[0]) if before[key].replicas else None
+
     forced: set[Key] = set()
     for key in touched:
         old_leader = before[key].replicas[0]
-        lead_rack = policies[key[0]].lead_rack
-        if old_leader not in after[key].sync or c.rack_of.get(old_leader) != lead_rack:
+        if old_leader not in after[key].sync or c.rack_of.get(old_leader) != lead_rack(key):
             forced.add(key)
     by_rack: dict[str, list[Key]] = {}
-    for key in sorted(after) if balance_leaders else sorted(forced):
-        by_rack.setdefault(policies[key[0]].lead_rack, []).append(key)
+    for key in sorted(_free(req, after, alone)) if balance_leaders else sorted(forced):
+        rack = lead_rack(key)
+        if rack is not None:
+            by_rack.setdefault(rack, []).append(key)
     bound = 0
     uneven: list[str] = []
     for rack, keys in sorted(by_rack.items()):
@@ -910,6 +1125,17 @@ def _choose_leaders(
     led = map(itemgetter(0), map(REPLICAS, was(before, after)))
     changes = sum(map(ne, leads, led))  # at C speed: every partition of the cluster
     return LeaderStats(changes, len(forced), bound + len(forced), tuple(uneven))
+
+
+def _free(
+    req: Request, after: Mapping[Key, PartitionAssignment], alone: Collection[Key]
+) -> Iterable[Key]:
+    """The partitions --balance-leaders may reorder: not those the scope keeps out of the
+    plan, nor those left alone though they break their rule."""
+    scope = req.scope
+    if not alone and scope.only is None and not scope.frozen:
+        return after.keys()
+    return (k for k in after if k not in alone and scope.allows(k))
 
 
 def _rack_leaders(

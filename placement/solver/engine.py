@@ -11,15 +11,17 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import is_not
 
 from placement.errors import NoSolutionError
 from placement.model.assignment import Key, PartitionAssignment
+from placement.model.policy import PlacementPolicy
 from placement.solver.capacity import enforce_capacity
-from placement.solver.core import LeaderStats, choose_leaders, plan_core, was
+from placement.solver.core import LeaderStats, choose_leaders, plan_core, rules, was
 from placement.solver.cpsat import RackProblem, SolveParams, SolveResult, solve_rack
 from placement.solver.fresh import plan_fresh
 from placement.solver.rebalance import RackGoal, rebalance
@@ -58,6 +60,9 @@ class Solution:
     exact: list[RackSolve]
     leaders: LeaderStats | None  # None for fresh topics
     capacity_moved: int | None = None  # bytes relocated to keep brokers under their disk cap
+    # the replicas per rack chosen for partitions of topics without a policy (`core`)
+    derived: dict[Key, PlacementPolicy] = field(default_factory=dict)
+    left_alone: dict[str, int] = field(default_factory=dict)  # out of scope and broken
 
 
 def _members(req: Request) -> dict[str, list[int]]:
@@ -87,6 +92,7 @@ def _rack_problem(
     req: Request,
     after: Mapping[Key, PartitionAssignment],
     before: Mapping[Key, PartitionAssignment],
+    rule_of: Callable[[PartitionAssignment], PlacementPolicy],
 ) -> tuple[RackProblem, list[Key]]:
     """The rack's part of the rebalance, every partition with replicas there included."""
     rack_of = req.inventory.rack_of
@@ -97,7 +103,9 @@ def _rack_problem(
     hint: list[tuple[int, ...]] = []
     total = 0
     for key in sorted(after):
-        count = sum(req.policies[key[0]].per_rack().get(goal.rack, (0, 0)))
+        if not req.scope.allows(key):
+            continue
+        count = sum(rule_of(after[key]).per_rack().get(goal.rack, (0, 0)))
         if count == 0:
             continue
         keys.append(key)
@@ -177,22 +185,32 @@ def solve(req: Request, options: Options) -> Solution:
         for rack, bound in core.balance_bound.items():
             bounds[rack] = max(bounds.get(rack, 0), bound)
         engine += " + rebalance"
-        exact = _exact_racks(req, goals, after, before, bounds, options.params)
+        exact = _exact_racks(req, goals, after, before, bounds, options.params, core.derived)
         if any(r.used for r in exact):
             engine += " + CP-SAT per rack"
             # CP-SAT swapped brokers by position: choose the leaders of its result again
-            leaders = choose_leaders(req, before, after, balance_leaders=options.balance_leaders)
+            leaders = choose_leaders(
+                req,
+                before,
+                after,
+                balance_leaders=options.balance_leaders,
+                derived=core.derived,
+                alone=core.alone,
+            )
     elif options.rebalance:
-        rack_bound = rebalance(after, before, goals, req.sizes, options.tolerance)
+        with _allowed(req, after) as mine:
+            rack_bound = rebalance(mine, before, goals, req.sizes, options.tolerance)
         bytes_bound = sum(rack_bound.values())
         engine += f" + rebalance by bytes (cap: rack mean + {options.tolerance:.0%})"
     capacity_moved = None
     if req.caps and req.sizes:
         rack_of = req.inventory.rack_of
         receivers = {g.rack: g.brokers for g in goals}
-        capacity_moved = enforce_capacity(
-            after, before, rack_of, req.caps, req.sizes, receivers, fixed=req.fixed_bytes
-        )
+        fixed = dict(req.fixed_bytes)
+        with _allowed(req, after, fixed) as mine:
+            capacity_moved = enforce_capacity(
+                mine, before, rack_of, req.caps, req.sizes, receivers, fixed=fixed
+            )
         if capacity_moved:
             engine += " + disk capacity"
     # a partition left alone is the very object it was: skipped at C speed
@@ -203,7 +221,39 @@ def solve(req: Request, options: Options) -> Solution:
         if a.replicas != before[key].replicas or a.observers != before[key].observers
     ]
     plan = [a for _key, a in sorted(changed)]  # keys are distinct: sorted by key
-    return Solution(plan, sum(bounds.values()), bytes_bound, engine, exact, leaders, capacity_moved)
+    return Solution(
+        plan,
+        sum(bounds.values()),
+        bytes_bound,
+        engine,
+        exact,
+        leaders,
+        capacity_moved,
+        core.derived,
+        core.left_alone,
+    )
+
+
+@contextmanager
+def _allowed(
+    req: Request, after: dict[Key, PartitionAssignment], fixed: dict[int, int] | None = None
+) -> Iterator[dict[Key, PartitionAssignment]]:
+    """``after``, or when the scope keeps partitions out of the plan (--only-topics,
+    offline partitions) the partitions it allows, written back when done; the bytes of
+    the others count in ``fixed``."""
+    scope = req.scope
+    if scope.only is None and not scope.frozen:
+        yield after
+        return
+    mine = {k: a for k, a in after.items() if scope.allows(k)}
+    if fixed is not None:
+        for key, a in after.items():
+            size = req.sizes.get(key, 0)
+            if size and key not in mine:
+                for b in a.replicas:
+                    fixed[b] = fixed.get(b, 0) + size
+    yield mine
+    after.update(mine)
 
 
 def _exact_racks(
@@ -213,10 +263,12 @@ def _exact_racks(
     before: Mapping[Key, PartitionAssignment],
     bounds: Mapping[str, int],
     params: SolveParams,
+    derived: Mapping[Key, PlacementPolicy],
 ) -> list[RackSolve]:
     """CP-SAT on every rack the fast path left above its bound or uneven, if small enough."""
     rack_of = req.inventory.rack_of
     load, adds = _load_and_adds(after, before)
+    rule_of = rules(req, derived)
     out = []
     for goal in goals:
         if not goal.brokers:
@@ -226,7 +278,7 @@ def _exact_racks(
         uneven = max(counts) - min(counts) > 1
         if fast <= bounds.get(goal.rack, 0) and not uneven:
             continue  # proven optimal already
-        problem, keys = _rack_problem(goal, req, after, before)
+        problem, keys = _rack_problem(goal, req, after, before, rule_of)
         if len(keys) * len(goal.brokers) > EXACT_LIMIT:
             if uneven:
                 raise NoSolutionError(

@@ -16,6 +16,7 @@ from placement.io.columns import PARTITION, TOPIC, Columns
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
+from placement.model.scope import Scope
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,9 @@ class Request:
     caps: Mapping[int, int] = field(default_factory=dict)  # usable disk bytes per broker
     fixed_bytes: Mapping[int, int] = field(default_factory=dict)  # of topics without a policy
     read: Columns | None = None  # ``current`` as columns, when its reader made them
+    scope: Scope = field(default_factory=Scope)
+    # preferred leaders of existing partitions in their policy's first rack (opt-in)
+    first_rack: bool = False
 
     @cached_property
     def before(self) -> dict[Key, PartitionAssignment]:

@@ -64,7 +64,9 @@ def _met(exp: _Expected, a: PartitionAssignment, home: dict[int, str]) -> bool:
     """The rule partition by partition, as the core applied it before (reference)."""
     reps, observers = a.replicas, a.observers
     at = [home.get(b) for b in reps]
-    if not reps or at[0] != exp.lead_rack or None in at or len(set(reps)) != len(reps):
+    if not reps or None in at or len(set(reps)) != len(reps):
+        return False
+    if exp.lead_check and at[0] != exp.lead_rack:  # --leaders-in-first-rack
         return False
     n_sync = len(reps) - len(observers)
     if set(reps[n_sync:]) != set(observers):

@@ -65,7 +65,8 @@ def test_a_valid_plan_passes() -> None:
         (PA("orders", 0, (5, 1, 2, 9), (9,)), "preferred leader"),
         (PA("orders", 0, (1, 2, 5, 9, 10), (9, 10)), "differ from the policy"),
         (PA("orders", 7, (1, 2, 5, 9), (9,)), "not a partition of the cluster"),
-        (PA("payments", 0, (1, 2, 5, 9), (9,)), "no placement policy"),
+        (PA("payments", 0, (1, 2, 5, 9), (9,)), "without a placement policy"),
+        (PA("payments", 0, (1, 2, 3)), "rack-aware rule"),
         (PA("orders", 0, (), ()), "empty"),
     ],
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 from _policies import policy
@@ -156,10 +156,12 @@ def verify(
     *,
     drain_balance: bool = False,
     leader_stats: bool = False,
+    first_rack: bool = False,
 ) -> Solution:
     """Every invariant the core promises, for one request; the two that fail today (see
-    the xfail tests below) only when asked."""
-    req = case.req
+    the xfail tests below) only when asked. ``first_rack``: --leaders-in-first-rack (else
+    a leader stays while it remains a sync replica, in any rack)."""
+    req = replace(case.req, first_rack=first_rack)
     options = Options(rebalance=rebalance, balance_leaders=balance_leaders)
     sol = solve(req, options)
     before = {a.key: a for a in req.current}
@@ -167,7 +169,16 @@ def verify(
     rack_of = {b.id: b.rack for b in req.inventory.brokers}
 
     # 1. hard goals, for the plan and for the whole cluster after it (dead brokers too)
-    ctx = PlanContext(req.inventory, req.policies, before, req.drained, req.excluded)
+    free = balance_leaders or first_rack
+    ctx = PlanContext(
+        req.inventory,
+        req.policies,
+        before,
+        req.drained,
+        req.excluded,
+        leaders_free=free,
+        first_rack=first_rack,
+    )
     assert check_plan(sol.plan, ctx) == []
     assert check_plan(list(after.values()), ctx) == []
 
@@ -194,7 +205,7 @@ def verify(
     for key, a in after.items():
         old = before[key].replicas[0]
         lead_rack = req.policies[key[0]].replicas[0].constraints.rack
-        stays = old in a.sync and rack_of.get(old) == lead_rack
+        stays = old in a.sync and (not first_rack or rack_of.get(old) == lead_rack)
         changed += a.replicas[0] != old
         forced += not stays
         if not balance_leaders and stays:
@@ -208,9 +219,13 @@ def verify(
         assert changed >= sol.leaders.bound, (changed, sol.leaders.bound)
         # the racks the core reports even are even in the final plan
         leads = Counter(a.replicas[0] for a in after.values())
-        lead_racks = {p.replicas[0].constraints.rack for p in req.policies.values()}
-        for rack in lead_racks - set(sol.leaders.uneven):
-            assert _spread(leads, live[rack]) <= 1, (rack, {b: leads[b] for b in live[rack]})
+        if first_rack:
+            lead_racks = {p.replicas[0].constraints.rack for p in req.policies.values()}
+            for rack in lead_racks - set(sol.leaders.uneven):
+                assert _spread(leads, live[rack]) <= 1, (rack, {b: leads[b] for b in live[rack]})
+        elif not sol.leaders.uneven:  # even over every broker holding a sync replica
+            holders = sorted({b for a in after.values() for b in a.sync})
+            assert _spread(leads, holders) <= 1, {b: leads[b] for b in holders}
 
     if balance_leaders:
         assert sol.leaders.bound >= forced
@@ -328,10 +343,19 @@ def test_random_leader_changes_meet_the_reported_bound(
     verify(build(seed, racks, scenario), *flags, leader_stats=True)
 
 
+@settings(max_examples=30, deadline=None)
+@given(**CASES)
+def test_random_clusters_with_leaders_in_first_rack(
+    seed: int, racks: int, scenario: str, flags: tuple[bool, bool]
+) -> None:
+    verify(build(seed, racks, scenario), *flags, leader_stats=True, first_rack=True)
+
+
+@pytest.mark.parametrize("first_rack", [False, True])
 @pytest.mark.parametrize("scenario", SCENARIOS)
 @pytest.mark.parametrize("flags", FLAGS)
-def test_fixed_seed_regression(scenario: str, flags: tuple[bool, bool]) -> None:
-    verify(build(20240611, 3, scenario), *flags)
+def test_fixed_seed_regression(scenario: str, flags: tuple[bool, bool], first_rack: bool) -> None:
+    verify(build(20240611, 3, scenario), *flags, first_rack=first_rack)
 
 
 def test_drain_spreads_over_every_broker_that_may_take() -> None:

@@ -6,6 +6,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
+import pytest
 from _policies import policy
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -40,7 +41,8 @@ def spread(counts: Counter[int], ids: list[int]) -> int:
 
 
 def run(req: Request, options: Options | None = None) -> tuple[Solution, dict[Key, PA]]:
-    sol = solve(req, options or Options())
+    options = options or Options()
+    sol = solve(req, options)
     before = {a.key: a for a in req.current}
     ctx = PlanContext(
         req.inventory,
@@ -49,6 +51,8 @@ def run(req: Request, options: Options | None = None) -> tuple[Solution, dict[Ke
         req.drained,
         req.excluded,
         partition_counts=dict(req.fresh) if req.fresh else None,
+        leaders_free=options.balance_leaders or req.first_rack,
+        first_rack=req.first_rack,
     )
     assert check_plan(sol.plan, ctx) == []
     return sol, before | {a.key: a for a in sol.plan}
@@ -283,16 +287,22 @@ def test_level_units_uses_chains_when_no_direct_move_exists() -> None:
     assert max(weight.values()) - min(weight.values()) <= 1
 
 
-def test_balance_leaders_reorders_only_with_the_fewest_changes() -> None:
+@pytest.mark.parametrize(("first_rack", "brokers", "changes"), [(False, 8, 21), (True, 4, 18)])
+def test_balance_leaders_reorders_only_with_the_fewest_changes(
+    first_rack: bool, brokers: int, changes: int
+) -> None:
+    """Every partition led by broker 1: --balance-leaders spreads the 24 leaders over every
+    broker holding sync replicas (1-8: three each, 21 changes), or with
+    --leaders-in-first-rack over the first rack's 1-4 (six each, 18 changes)."""
     inv = inventory({"a": 4, "b": 4})
     pol = policy({"a": 2, "b": 1})
-    # every partition led by broker 1: leaders must spread over 1-4 within their sync pairs
     current = [PA("t", p, (1, 2 + p % 3, 5 + p % 4)) for p in range(24)]
-    sol, after = run(Request(inv, {"t": pol}, current), Options(balance_leaders=True))
+    req = Request(inv, {"t": pol}, current, first_rack=first_rack)
+    sol, after = run(req, Options(balance_leaders=True))
     assert sol.leaders is not None
     leads = Counter(a.replicas[0] for a in after.values())
-    assert spread(leads, [1, 2, 3, 4]) <= 1
-    assert sol.leaders.changes == sol.leaders.bound == 18
+    assert spread(leads, list(range(1, brokers + 1))) <= 1
+    assert sol.leaders.changes == sol.leaders.bound == changes
     for a in sol.plan:
         old = next(c for c in current if c.key == a.key)
         assert set(a.replicas) == set(old.replicas) and a.observers == old.observers
@@ -323,7 +333,7 @@ def test_exact_engine_replaces_a_fast_plan_above_the_bound() -> None:
     after = {("t", 0): PA("t", 0, (1, 3)), ("t", 1): PA("t", 1, (2, 4))}
     req = Request(inv, {"t": pol}, list(before.values()))
     goals = [RackGoal("a", (1, 2, 3, 4))]
-    (solved,) = _exact_racks(req, goals, after, before, {"a": 0}, SolveParams(time_limit=5))
+    (solved,) = _exact_racks(req, goals, after, before, {"a": 0}, SolveParams(time_limit=5), {})
     assert solved.used and solved.fast_cost == 2 and solved.result.status == "optimal"
     assert solved.result.objective == 0
     assert after == before
