@@ -14,7 +14,14 @@ from placement.io.jsonsrc import is_json_int, parse_json_file
 from placement.io.textfile import read_text
 from placement.model.assignment import PartitionAssignment
 from placement.model.kafka import INT64_MAX
-from placement.model.planview import BatchView, LeadersView, PlanView, ReassignmentView, TotalView
+from placement.model.planview import (
+    BatchView,
+    CapsView,
+    LeadersView,
+    PlanView,
+    ReassignmentView,
+    TotalView,
+)
 
 _INT = "an integer from 0 to 2^63-1"
 _SIZE = "an integer from 0 to 2^63-1, or null"
@@ -123,11 +130,14 @@ def batches_view(doc: dict[str, Any], where: Path, only: str | None = None) -> P
 
 def _batches_view(doc: dict[str, Any], where: Path, only: str | None) -> PlanView:
     batches = [b for b in doc["batches"] if only is None or only in (b["file"], b["rollback"])]
+    caps = doc.get("caps")  # absent from directories written before the byte cap
+    caps_view = CapsView.model_validate(caps) if caps is not None else None
     if only is not None:
         return PlanView(
             path=str(where / only),
             kind="batch",
             throttle_bytes_per_s=doc.get("throttle_bytes_per_s"),
+            caps=caps_view,
             batches=[_batch_view(b) for b in batches],
         )
     leaders = doc.get("leaders")
@@ -135,6 +145,7 @@ def _batches_view(doc: dict[str, Any], where: Path, only: str | None) -> PlanVie
         path=str(where),
         kind="batches",
         throttle_bytes_per_s=doc.get("throttle_bytes_per_s"),
+        caps=caps_view,
         total=TotalView.model_validate(doc["total"]),
         order=doc["order"],
         batches=[_batch_view(b) for b in batches],

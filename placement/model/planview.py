@@ -41,6 +41,11 @@ class BatchView(_Model):
     receivers: list[BrokerBytes]
     max_moves_per_broker: Count
     eta_seconds: Eta
+    oversized: bool | None = Field(
+        default=None,
+        description="one partition that copies more than caps.batch_bytes on its own, so "
+        "a batch alone",
+    )
 
 
 class TotalView(_Model):
@@ -50,6 +55,20 @@ class TotalView(_Model):
     replicas_added: Count
     bytes: Bytes
     eta_seconds: Eta
+    oversized: Count | None = Field(
+        default=None, description="batches holding one oversized partition each"
+    )
+
+
+class CapsView(_Model):
+    """The caps the split was made under (null: not given); every one given holds in each
+    batch, except that an oversized partition is a batch alone."""
+
+    batch_size: Count | None = Field(default=None, description="partitions per batch")
+    max_moves_per_broker: Count | None = Field(
+        default=None, description="replicas a broker receives plus gives up, per batch"
+    )
+    batch_bytes: Count | None = Field(default=None, description="bytes a batch copies")
 
 
 class LeadersView(_Model):
@@ -79,6 +98,7 @@ class PlanView(_Model):
     path: str
     kind: Literal["batches", "batch", "reassignment"]
     throttle_bytes_per_s: Bytes = None
+    caps: CapsView | None = None
     total: TotalView | None = None
     order: list[str] = Field(default_factory=list, description="the files, in the order to apply")
     batches: list[BatchView] = Field(default_factory=list)

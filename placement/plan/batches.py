@@ -5,17 +5,27 @@ Each batch is a valid reassignment file of its own. Its rollback file is the cur
 assignment of exactly its partitions. Its summary gives the partitions, replicas added,
 bytes, the brokers that send and receive, and an ETA under a replication throttle.
 
-- **Caps.** A batch holds at most ``batch_size`` partitions and, per broker, at most
-  ``max_moves_per_broker`` replica moves. A move counts each replica the broker receives
-  and each one it gives up, like Cruise Control's concurrent movements per broker.
+- **Caps.** A batch holds at most ``batch_size`` partitions; per broker, at most
+  ``max_moves_per_broker`` replica moves; and at most ``batch_bytes`` bytes copied. A move
+  counts each replica the broker receives and each one it gives up, like Cruise Control's
+  concurrent movements per broker. The bytes a batch copies are the bytes to move of its
+  partitions (docs/definitions.md, movement): each one's size times the replicas it gains;
+  unknown when one of them gains a replica and has no size.
+  Every cap given holds at once. A partition that copies more than ``batch_bytes`` on its
+  own can never fit, so it is a batch alone (``oversized``); no other partition joins it.
+- **Sizes under a byte cap.** ``batch_bytes`` needs the size of every partition that gains
+  a replica. One without a size is refused (a usage error naming it), not counted as 0 or
+  set apart: the cap is a promise about each batch, and an unknown size cannot keep it.
 - **One move per partition.** A partition's whole change is one move, so a batch never
   holds two moves of one partition, and every partition of the plan is in exactly one
   batch.
 - **Order and packing.** Partitions whose busiest broker has the most moves in the whole
-  plan are placed first (ties in (topic, partition) order). Each goes to the first batch
-  with room for it (first fit decreasing), so batches are dense and the output is
-  deterministic. No split can use fewer batches than ``lower_bound``: the moves of the
-  busiest broker over the per-broker cap, or the partitions over the batch size.
+  plan are placed first (ties in (topic, partition) order); under a byte cap, the
+  partitions that copy the most bytes come first, in that order among equals. Each goes to
+  the first batch with room for it (first fit decreasing), so batches are dense and the
+  output is deterministic. No split can use fewer batches than ``lower_bound``: the moves
+  of the busiest broker over the per-broker cap, the partitions over the batch size, or the
+  oversized partitions plus the bytes of the others over the byte cap, rounded up.
 - **Leadership.** Data moves first, leadership last. A partition whose preferred leader
   changes keeps its current leader first in its batch, when that broker stays a sync
   replica. So copying data never moves leadership. The `leaders` step then reorders
@@ -32,14 +42,26 @@ bytes, the brokers that send and receive, and an ETA under a replication throttl
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from placement.diagnostics.jsonout import report_json
 from placement.errors import UsageError
 from placement.io.reassignment import render_election, render_reassignment
 from placement.model.assignment import Key, PartitionAssignment
+
+if TYPE_CHECKING:
+    from placement.plan.checker import PlanProblem
+
+
+@dataclass(frozen=True)
+class Caps:
+    """What one batch may hold; None: no such cap. Every cap given holds at once."""
+
+    batch_size: int | None = None  # partitions
+    max_moves_per_broker: int | None = None  # replicas a broker receives plus gives up
+    batch_bytes: int | None = None  # bytes copied (an oversized partition: a batch alone)
 
 
 @dataclass(frozen=True)
@@ -48,10 +70,11 @@ class Batch:
     entries: list[PartitionAssignment]  # what to apply, (topic, partition) order
     rollback: list[PartitionAssignment]  # the current assignment of the same partitions
     replicas_added: int
-    bytes: int | None  # None: no partition size is known
-    senders: dict[int, int]  # broker -> bytes it sends (0 when sizes are unknown)
+    bytes: int | None  # None: a partition gaining a replica here has no known size
+    senders: dict[int, int]  # broker -> bytes it sends (a partition of unknown size: 0)
     receivers: dict[int, int]  # broker -> bytes it receives
     moves: dict[int, int]  # broker -> replicas it receives plus replicas it gives up
+    oversized: bool = False  # one partition copying more than the byte cap on its own
 
     def eta_seconds(self, throttle: int | None) -> float | None:
         """Seconds under ``throttle`` bytes/s: the slowest receiving broker bounds it."""
@@ -65,7 +88,8 @@ class BatchPlan:
     batches: list[Batch]
     leaders: list[PartitionAssignment] = field(default_factory=list)  # final order, no data
     leaders_rollback: list[PartitionAssignment] = field(default_factory=list)
-    lower_bound: int = 0  # no split has fewer batches: the caps against the busiest broker
+    lower_bound: int = 0  # no split under these caps has fewer batches
+    caps: Caps = Caps()
 
     @property
     def election(self) -> list[Key]:
@@ -75,6 +99,36 @@ class BatchPlan:
             for a, before in zip(self.leaders, self.leaders_rollback, strict=True)
             if a.leader != before.leader
         ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Move:
+    """One partition's whole change, as a batch applies it."""
+
+    entry: PartitionAssignment  # the planned brokers, the current leader kept first
+    old: PartitionAssignment | None  # None: a new partition, which has no data yet
+    touched: set[int]  # brokers that receive or give up a replica
+    gained: list[int]  # brokers that receive one
+    copied: int | None  # bytes: its size times len(gained); None: no known size
+
+
+def _move(
+    entry: PartitionAssignment, old: PartitionAssignment | None, sizes: Mapping[Key, int]
+) -> _Move:
+    before = set(old.replicas) if old is not None else set()
+    gained = [b for b in entry.replicas if b not in before]
+    size = sizes.get(entry.key) if old is not None and gained else 0
+    copied = None if size is None else size * len(gained)
+    return _Move(entry, old, set(entry.replicas) ^ before, gained, copied)
+
+
+def need_sizes() -> UsageError:
+    """--batch-bytes without any partition size."""
+    return UsageError(
+        "--batch-bytes caps the bytes each batch copies, and no partition size is known",
+        "give --sizes FILE (a sizes CSV or kafka-log-dirs --describe output) with --current, "
+        "or a snapshot that holds sizes",
+    )
 
 
 def _keep_leader(old: PartitionAssignment, new: PartitionAssignment) -> PartitionAssignment:
@@ -93,17 +147,25 @@ def split(
     *,
     batch_size: int | None = None,
     max_moves_per_broker: int | None = None,
+    batch_bytes: int | None = None,
 ) -> BatchPlan:
     """Batches for ``plan`` (entries whose partition is absent from ``current`` are new
     assignments: everything they list is received, nothing given up)."""
-    if batch_size is None and max_moves_per_broker is None:
-        raise UsageError("say how to split: --batch-size N, --max-moves-per-broker K, or both")
-    if (batch_size is not None and batch_size < 1) or (
-        max_moves_per_broker is not None and max_moves_per_broker < 1
-    ):
-        raise UsageError("--batch-size and --max-moves-per-broker must be at least 1")
+    caps = Caps(batch_size, max_moves_per_broker, batch_bytes)
+    given = [c for c in (batch_size, max_moves_per_broker, batch_bytes) if c is not None]
+    if not given:
+        raise UsageError(
+            "say how to split: --batch-size N, --max-moves-per-broker K, --batch-bytes SIZE, "
+            "or several of them"
+        )
+    if min(given) < 1:
+        raise UsageError(
+            "--batch-size, --max-moves-per-broker and --batch-bytes must be at least 1"
+        )
+    if batch_bytes is not None and not sizes:
+        raise need_sizes()
     cap = max_moves_per_broker
-    groups: list[list[tuple[PartitionAssignment, PartitionAssignment | None]]] = []
+    groups: list[list[_Move]] = []
     load: list[dict[int, int]] = []  # per batch: broker -> moves
     # batches only fill up, so the lowest batch with room only moves forward: per broker
     # for the moves cap, and overall for the partitions cap
@@ -111,7 +173,7 @@ def split(
     not_full = 0
     leaders: list[PartitionAssignment] = []
     leaders_rollback: list[PartitionAssignment] = []
-    moving: list[tuple[PartitionAssignment, PartitionAssignment | None, set[int]]] = []
+    moving: list[_Move] = []
     total: dict[int, int] = {}  # broker -> moves over the whole plan
     for new in sorted(plan, key=lambda a: a.key):
         old = current.get(new.key)
@@ -124,21 +186,39 @@ def split(
         if entry != new:
             leaders.append(new)
             leaders_rollback.append(entry)
-        before = set(old.replicas) if old is not None else set()
-        touched = (set(entry.replicas) - before) | (before - set(entry.replicas))
-        moving.append((entry, old, touched))
-        for b in touched:
+        move = _move(entry, old, sizes)
+        moving.append(move)
+        for b in move.touched:
             total[b] = total.get(b, 0) + 1
-    # first fit, busiest brokers' partitions first: they bound the number of batches
-    moving.sort(key=lambda m: (-max((total[b] for b in m[2]), default=0), m[0].key))
-    for entry, old, touched in moving:
+    room = None
+    if batch_bytes is not None:
+        if any(m.copied is None for m in moving):
+            raise _unsized(moving)
+        room = _Room(len(moving), batch_bytes)
+    # first fit, busiest brokers' partitions first: they bound the number of batches;
+    # under a byte cap the largest copies first
+    moving.sort(
+        key=lambda m: (
+            -(m.copied or 0) if room is not None else 0,
+            -max((total[b] for b in m.touched), default=0),
+            m.entry.key,
+        )
+    )
+    for move in moving:
+        touched = move.touched
         i = max([not_full, *(open_for.get(b, 0) for b in touched)])
-        while i < len(groups) and not _fits(groups[i], load[i], touched, batch_size, cap):
+        while True:
+            if room is not None:
+                i = room.first(i, move.copied or 0, len(groups))
+            if i == len(groups) or _fits(groups[i], load[i], touched, batch_size, cap):
+                break
             i += 1
         if i == len(groups):
             groups.append([])
             load.append({})
-        groups[i].append((entry, old))
+        groups[i].append(move)
+        if room is not None:
+            room.take(i, move.copied or 0)
         for b in touched:
             load[i][b] = load[i].get(b, 0) + 1
             while cap is not None and open_for.get(b, 0) < len(groups):
@@ -150,14 +230,73 @@ def split(
                 break
             not_full += 1
     for group in groups:
-        group.sort(key=lambda g: g[0].key)
+        group.sort(key=lambda m: m.entry.key)
     bound = max(
         -(-len(moving) // batch_size) if batch_size else 0,
         -(-max(total.values(), default=0) // cap) if cap else 0,
+        _bytes_bound(moving, batch_bytes) if batch_bytes else 0,
     )
-    known = bool(sizes)
-    batches = [_batch(n + 1, g, sizes, known, load[n]) for n, g in enumerate(groups)]
-    return BatchPlan(batches, leaders, leaders_rollback, bound)
+    batches = [_batch(n + 1, g, sizes, load[n], batch_bytes) for n, g in enumerate(groups)]
+    return BatchPlan(batches, leaders, leaders_rollback, bound, caps)
+
+
+def _unsized(moving: Sequence[_Move]) -> UsageError:
+    """Partitions that copy data and have no size, under a byte cap."""
+    unknown = [m.entry.key for m in moving if m.copied is None]
+    shown = ", ".join(f"{t}-{p}" for t, p in unknown[:3])
+    more = f" and {len(unknown) - 3:,} more" if len(unknown) > 3 else ""
+    return UsageError(
+        f"--batch-bytes: {len(unknown):,} partition(s) gaining replicas have no known size "
+        f"({shown}{more}): no batch holding them could be kept under the cap",
+        "give --sizes FILE covering every partition (kafka-log-dirs --describe of every "
+        "broker, taken again), or a snapshot with their sizes",
+    )
+
+
+def _bytes_bound(moving: Sequence[_Move], limit: int) -> int:
+    """The fewest batches under a byte cap of ``limit``: each oversized partition is a
+    batch alone, the others copy at most ``limit`` per batch. (The total over ``limit``
+    is no bound: one partition ten times the cap needs one batch, not ten.)"""
+    copied = [m.copied or 0 for m in moving]
+    rest = sum(c for c in copied if c <= limit)
+    return sum(1 for c in copied if c > limit) + -(-rest // limit)
+
+
+class _Room:
+    """The bytes each batch may still copy under a cap, in a max segment tree: the first
+    batch from some index on with room for a partition in O(log batches), not a scan of
+    every batch (first fit over thousands of batches). Batches not made yet have the
+    whole cap; an oversized partition leaves its batch below 0, so nothing joins it."""
+
+    def __init__(self, most: int, limit: int) -> None:
+        self.leaves = 1 << max(0, most - 1).bit_length()  # at least one per batch
+        self.tree = [limit] * (2 * self.leaves)
+
+    def first(self, start: int, need: int, count: int) -> int:
+        """The first of the ``count`` batches from ``start`` on with room for ``need``
+        bytes; ``count`` (a new batch) when none has. Batch ``count`` is not made yet and
+        has the whole cap, so no later one is ever found."""
+        tree, node = self.tree, self.leaves + start
+        while tree[node] < need:  # no room here: on to the next subtree to the right
+            while node & 1:  # a right child: its parent's range ends where its own does
+                node >>= 1
+            if node == 0:  # past the root: only an oversized partition finds no room
+                return count
+            node += 1
+        while node < self.leaves:  # down to the leftmost leaf with room
+            node = 2 * node if tree[2 * node] >= need else 2 * node + 1
+        return node - self.leaves
+
+    def take(self, index: int, copied: int) -> None:
+        """Batch ``index`` now copies ``copied`` bytes more."""
+        tree, node = self.tree, self.leaves + index
+        tree[node] -= copied
+        while node > 1:
+            node >>= 1
+            most = max(tree[2 * node], tree[2 * node + 1])
+            if tree[node] == most:  # rooms above are unchanged
+                break
+            tree[node] = most
 
 
 def _same_data(old: PartitionAssignment, new: PartitionAssignment) -> bool:
@@ -166,12 +305,13 @@ def _same_data(old: PartitionAssignment, new: PartitionAssignment) -> bool:
 
 
 def _fits(
-    group: list[tuple[PartitionAssignment, PartitionAssignment | None]],
+    group: list[_Move],
     load: dict[int, int],
     touched: set[int],
     batch_size: int | None,
     cap: int | None,
 ) -> bool:
+    """Room under the partitions and moves caps (the bytes cap: `_Room`)."""
     if batch_size is not None and len(group) >= batch_size:
         return False
     return cap is None or all(load.get(b, 0) < cap for b in touched)
@@ -179,32 +319,33 @@ def _fits(
 
 def _batch(
     number: int,
-    group: list[tuple[PartitionAssignment, PartitionAssignment | None]],
+    group: list[_Move],
     sizes: Mapping[Key, int],
-    known_sizes: bool,
     moves: dict[int, int],
+    batch_bytes: int | None,
 ) -> Batch:
     senders: dict[int, int] = {}
     receivers: dict[int, int] = {}
-    added = total = 0
-    for entry, old in group:
-        size = sizes.get(entry.key, 0)
-        new_ones = [b for b in entry.replicas if old is None or b not in old.replicas]
-        added += len(new_ones)
-        total += size * len(new_ones)
-        for b in new_ones:
+    added = 0
+    copied: int | None = 0
+    for m in group:
+        size = sizes.get(m.entry.key, 0)
+        added += len(m.gained)
+        copied = None if copied is None or m.copied is None else copied + m.copied
+        for b in m.gained:
             receivers[b] = receivers.get(b, 0) + size
-        if old is not None and old.leader is not None and new_ones:
-            senders[old.leader] = senders.get(old.leader, 0) + size * len(new_ones)
+        if m.old is not None and m.old.leader is not None and m.gained:
+            senders[m.old.leader] = senders.get(m.old.leader, 0) + size * len(m.gained)
     return Batch(
         number=number,
-        entries=[entry for entry, _ in group],
-        rollback=[old for _, old in group if old is not None],
+        entries=[m.entry for m in group],
+        rollback=[m.old for m in group if m.old is not None],
         replicas_added=added,
-        bytes=total if known_sizes else None,
+        bytes=copied,
         senders=dict(sorted(senders.items())),
         receivers=dict(sorted(receivers.items())),
         moves=dict(sorted(moves.items())),
+        oversized=batch_bytes is not None and copied is not None and copied > batch_bytes,
     )
 
 
@@ -221,25 +362,69 @@ def split_checked(
     *,
     batch_size: int | None = None,
     max_moves_per_broker: int | None = None,
+    batch_bytes: int | None = None,
 ) -> BatchPlan:
-    """`split`, then the independent checker over the batches (a failure is a bug, exit
+    """`split`, then the independent checks over the batches (a failure is a bug, exit
     101: nothing is written)."""
     from placement.plan.checker import PlanCheckError, check_batches
 
     batches = split(
-        plan, current, sizes, batch_size=batch_size, max_moves_per_broker=max_moves_per_broker
+        plan,
+        current,
+        sizes,
+        batch_size=batch_size,
+        max_moves_per_broker=max_moves_per_broker,
+        batch_bytes=batch_bytes,
     )
+    entries = [b.entries for b in batches.batches]
     problems = check_batches(
         plan,
         current,
-        [b.entries for b in batches.batches],
+        entries,
         batches.leaders,
         batch_size=batch_size,
         max_moves_per_broker=max_moves_per_broker,
     )
+    problems += check_bytes(current, entries, sizes, batch_bytes)
     if problems:
         raise PlanCheckError(problems)
     return batches
+
+
+def check_bytes(
+    current: Mapping[Key, PartitionAssignment],
+    batches: Iterable[Iterable[PartitionAssignment]],
+    sizes: Mapping[Key, int],
+    batch_bytes: int | None,
+) -> list[PlanProblem]:
+    """The byte cap, checked from the batch entries alone (not `split`'s sums): a batch of
+    more than one partition copies at most ``batch_bytes``, counting for each entry its
+    size times the brokers it lists that ``current`` does not (a new partition copies
+    nothing), and every entry that copies data has a size."""
+    from placement.plan.checker import PlanProblem
+
+    if batch_bytes is None:
+        return []
+    problems: list[PlanProblem] = []
+    for number, batch in enumerate(batches, 1):
+        entries = list(batch)
+        copied = 0
+        for a in entries:
+            old = current.get(a.key)
+            added = len(set(a.replicas) - set(old.replicas)) if old is not None else 0
+            if added and a.key not in sizes:
+                problems.append(
+                    PlanProblem(*a.key, f"batch {number}: copies data of no known size")
+                )
+            copied += sizes.get(a.key, 0) * added
+        if copied > batch_bytes and len(entries) > 1:
+            problems.append(
+                PlanProblem(
+                    *entries[0].key,
+                    f"batch {number} copies {copied:,} bytes, over the cap of {batch_bytes:,}",
+                )
+            )
+    return problems
 
 
 def summary(plan: BatchPlan, throttle: int | None) -> dict[str, Any]:
@@ -259,6 +444,7 @@ def summary(plan: BatchPlan, throttle: int | None) -> dict[str, Any]:
                 "receivers": [{"broker": b, "bytes": n} for b, n in batch.receivers.items()],
                 "max_moves_per_broker": max(batch.moves.values(), default=0),
                 "eta_seconds": batch.eta_seconds(throttle),
+                "oversized": batch.oversized,
             }
         )
     etas = [r["eta_seconds"] for r in rows]
@@ -275,8 +461,14 @@ def summary(plan: BatchPlan, throttle: int | None) -> dict[str, Any]:
         }
         order += ["leaders.json"] + (["election.json"] if plan.election else [])
     sizes = [b.bytes for b in plan.batches]
+    caps = plan.caps
     return {
         "throttle_bytes_per_s": throttle,
+        "caps": {
+            "batch_size": caps.batch_size,
+            "max_moves_per_broker": caps.max_moves_per_broker,
+            "batch_bytes": caps.batch_bytes,
+        },
         "total": {
             "batches": len(plan.batches),
             "batches_lower_bound": plan.lower_bound,
@@ -284,6 +476,7 @@ def summary(plan: BatchPlan, throttle: int | None) -> dict[str, Any]:
             "replicas_added": sum(b.replicas_added for b in plan.batches),
             "bytes": None if None in sizes else sum(s or 0 for s in sizes),
             "eta_seconds": sum(e or 0 for e in etas) if known and throttle else None,
+            "oversized": sum(b.oversized for b in plan.batches),
         },
         "order": order,
         "batches": rows,
