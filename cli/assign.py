@@ -524,6 +524,10 @@ def _plan(
     for note in inputs.notes:
         sys.stderr.write(f"note: {safe(note)}\n")
     state = _current(*current)
+    if topics is not None:  # a count left out, or one the cluster does not have: exit 2
+        from placement.plan.honest import check_topics
+
+        check_topics(inputs.topics, topics, state)
     outcome = run_assign(
         inputs.loaded,
         inputs.topics,

@@ -84,7 +84,7 @@ sim=0
 echo "exit code $sim: some partitions would go offline (clickstream keeps every sync replica in us-west)"
 
 step "8. Sizes from the cluster itself: kafka-log-dirs output, banners and all"
-cmd=(mrc-plan assign --inventory examples/inventory.json --topics examples/topics.json
+cmd=(mrc-plan assign --inventory examples/inventory.json --topics examples/topics-describe.json
      --current examples/describe.txt --sizes examples/log-dirs.txt --drain 4
      --out "$tmp/drain-sized.json")
 show "${cmd[*]}"
@@ -122,7 +122,7 @@ step "12. Pages for the change review: the drain in batches, and losing us-west"
 # MRC_PLAN_DEMO_REPORTS: where the two pages go (default: demo-reports/, ignored by git)
 reports=${MRC_PLAN_DEMO_REPORTS:-demo-reports}
 mkdir -p "$reports"
-cmd=(mrc-plan assign --inventory examples/inventory.json --topics examples/topics.json
+cmd=(mrc-plan assign --inventory examples/inventory.json --topics examples/topics-describe.json
      --current examples/describe.txt --sizes examples/log-dirs.txt --drain 4,8
      --out-dir "$tmp/drain-sized" --max-moves-per-broker 1 --throttle 50MB
      --report "$reports/drain.html")

@@ -156,6 +156,7 @@ TOPICS_AGREEMENT = [
     ({"topics": [_topic()]}, True),
     ({"topics": [_topic(placement="p.json", min_isr=1)]}, True),
     ({"topics": [_topic(min_isr=None)]}, True),
+    ({"topics": [_topic(partitions=...)]}, True),  # a topic the cluster has (plan/honest.py)
     (
         {"default_placement": POLICY, "topics": [_topic(placement=...), _topic(name="a.b_c-1")]},
         True,
@@ -177,7 +178,7 @@ TOPICS_AGREEMENT = [
     ({"topics": [_topic(name="orders eu")]}, False),
     ({"topics": [_topic(name="zürich")]}, False),
     ({"topics": [_topic(name="x" * 250)]}, False),
-    ({"topics": [_topic(partitions=...)]}, False),
+    ({"topics": [_topic(partitions=None)]}, False),
     ({"topics": [_topic(partitions=0)]}, False),
     ({"topics": [_topic(partitions=-1)]}, False),
     ({"topics": [_topic(partitions="3")]}, False),

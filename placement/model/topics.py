@@ -15,6 +15,10 @@ accepts may still be refused:
 - every policy, inline or referenced, goes through the `validate` rules with the
   inventory and the topic's `min_isr` (the schema checks only the shape of an inline
   policy, as `placement.schema.json` does);
+- `partitions`, which the shape leaves optional: a fresh layout needs it in every entry;
+  against a current state, an entry without it must name a topic the cluster has, and
+  a count given for such a topic must be the cluster's (`placement/plan/honest.py`:
+  the file alone cannot tell);
 - a key repeated in one object (a schema sees the document after parsing, when one of
   the two has already won), and `2.0` where an integer is asked for, which JSON Schema
   counts as an integer and the reader and this model do not.
@@ -44,7 +48,11 @@ def _legal_topic_name(name: str) -> str:
 
 def _optional_not_null(schema: dict[str, Any]) -> None:
     # the key may be left out, but its value is never null: no null branch, no default
-    schema["anyOf"] = [s for s in schema["anyOf"] if s != {"type": "null"}]
+    branches = [s for s in schema.pop("anyOf") if s != {"type": "null"}]
+    if len(branches) == 1:
+        schema.update(branches[0])
+    else:
+        schema["anyOf"] = branches
     schema.pop("default", None)
 
 
@@ -72,6 +80,12 @@ PolicyReference = Annotated[
     ),
 ]
 
+Partitions = Annotated[
+    Annotated[int, Field(ge=1)] | None,
+    BeforeValidator(not_null),
+    Field(json_schema_extra=_optional_not_null),
+]
+
 Placement = Annotated[
     PlacementPolicy | PolicyReference | None,
     BeforeValidator(not_null),
@@ -85,12 +99,15 @@ class _Strict(BaseModel):
 
 
 class TopicEntry(_Strict):
-    """One topic: its name, partition count, placement and min ISR."""
+    """One topic: its name, partition count (if stated), placement and min ISR."""
 
     name: TopicName
-    partitions: Annotated[
-        int, Field(ge=1, description="how many partitions the topic has (or gets)")
-    ]
+    partitions: Partitions = Field(
+        default=None,
+        description="how many partitions the topic has or gets: needed in a fresh layout "
+        "and for a topic the cluster lacks; with --current, absent means a topic the "
+        "cluster has, and a count given must be the cluster's",
+    )
     placement: Placement = Field(
         default=None,
         description="an inline placement policy, or the path of a file holding one; "
@@ -111,7 +128,7 @@ _DEFAULT_NEEDED: JsonDict = {
 
 
 class TopicsFile(_Strict):
-    """The desired state: every topic with its partition count and placement policy."""
+    """The desired state: every topic's placement policy, and the partition count of new ones."""
 
     model_config = ConfigDict(
         title="Topics file",

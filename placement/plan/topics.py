@@ -1,5 +1,7 @@
 """The topics file (docs/formats.md, topics file): the planner's desired state, read
-into one TopicSpec per topic (name, partition count, the policy in force, min ISR).
+into one TopicSpec per topic (name, partition count if stated, the policy in force, min
+ISR, and where the entry starts). Whether a missing or stated count fits the cluster is
+for placement/plan/honest.py to tell, once the current state is read.
 
 The file's shape is the model in placement/model/topics.py, published as
 schemas/topics.schema.json. This reader checks it itself, entry by entry in file order,
@@ -21,7 +23,7 @@ import errno
 import json
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -77,9 +79,12 @@ class InvalidPoliciesError(InputError):
 @dataclass(frozen=True, slots=True)
 class TopicSpec:
     name: str
-    partitions: int
+    partitions: int | None  # None: not stated (a topic the cluster has)
     policy: PlacementPolicy
     min_isr: int | None = None
+    # where the entry starts in the topics file (1-based), for errors found later
+    line: int | None = field(default=None, compare=False)
+    column: int | None = field(default=None, compare=False)
 
 
 class RefusedReferenceError(Exception):
@@ -332,12 +337,15 @@ class _Entries:
         policy = self._policy(ptr, value, name, min_isr)
         if policy is None:
             return None
-        members: dict[str, Any] = {"name": name, "partitions": count, "min_isr": min_isr}
+        members: dict[str, Any] = {"name": name, "min_isr": min_isr}
         if "placement" in value:  # a reference as written; an inline policy as checked
             written = value["placement"]
             members["placement"] = written if isinstance(written, str) else policy
+        if count is not None:
+            members["partitions"] = count
         entry = TopicEntry.model_validate(members)
-        return TopicSpec(entry.name, entry.partitions, policy, entry.min_isr)
+        pos = self._src.doc.locate(ptr)
+        return TopicSpec(entry.name, entry.partitions, policy, entry.min_isr, pos.line, pos.column)
 
     def _name(self, ptr: str, value: dict[str, Any], index: int) -> str:
         name = value.get("name")
@@ -354,12 +362,13 @@ class _Entries:
         self._seen[name] = index
         return name
 
-    def _partitions(self, ptr: str, value: dict[str, Any], name: str) -> int:
-        count = value.get("partitions")
+    def _partitions(self, ptr: str, value: dict[str, Any], name: str) -> int | None:
+        if "partitions" not in value:
+            return None
+        count = value["partitions"]
         if not _positive_int(count):
             raise self._src.fail(
-                f"{ptr}/partitions" if "partitions" in value else ptr,
-                f'topic "{name}" needs "partitions": a positive integer',
+                f"{ptr}/partitions", f'topic "{name}": "partitions" must be a positive integer'
             )
         if count > self._per_topic_cap:
             raise self._src.fail(

@@ -17,7 +17,9 @@ Cli = Callable[..., Result]
 
 INPUTS = ["--inventory", EXAMPLES / "inventory.json"]
 ASSIGN = ["assign", *INPUTS, "--topics", EXAMPLES / "topics.json"]
-ASSIGN_CURRENT = [*ASSIGN, "--current", EXAMPLES / "describe.txt"]
+# with the topics file that fits describe.txt's cluster
+DESCRIBED = ["--topics", EXAMPLES / "topics-describe.json", "--current", EXAMPLES / "describe.txt"]
+ASSIGN_CURRENT = ["assign", *INPUTS, *DESCRIBED]
 SIMULATE = ["simulate", "--current", EXAMPLES / "describe.txt", *INPUTS]
 HUGE = "9" * 400
 

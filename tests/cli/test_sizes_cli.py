@@ -18,7 +18,7 @@ INV = EXAMPLES / "inventory.json"
 DESCRIBE = EXAMPLES / "describe.txt"
 LOG_DIRS = EXAMPLES / "log-dirs.txt"
 CSV = EXAMPLES / "sizes.csv"
-TOPICS = EXAMPLES / "topics.json"
+TOPICS = EXAMPLES / "topics-describe.json"  # fits describe.txt's cluster
 Cli = Callable[..., Result]
 
 

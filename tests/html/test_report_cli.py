@@ -111,7 +111,7 @@ def test_unknown_sizes_show_as_unknown_and_the_chart_counts_replicas(
     out = tmp_path / "batches"
     examples = Path(__file__).resolve().parents[2] / "examples"
     r = cli(["assign", "--inventory", examples / "inventory-expanded.json", "--rebalance",
-             "--topics", examples / "topics.json", "--current", examples / "describe.txt",
+             "--topics", examples / "topics-describe.json", "--current", examples / "describe.txt",
              "--out-dir", out, "--batch-size", "2"])  # fmt: skip
     assert r.exit_code == 0, r.output
     html, doc = _page_and_json(cli, out, tmp_path / "plan.html")

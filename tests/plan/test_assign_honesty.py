@@ -41,7 +41,7 @@ def _assign(cli: Cli, inventory: Path, current: Path, out: Path) -> Result:
             "--inventory",
             inventory,
             "--topics",
-            EXAMPLES / "topics.json",
+            EXAMPLES / "topics-describe.json",
             "--current",
             current,
             "--out",
@@ -60,7 +60,7 @@ def test_assign_names_brokers_the_inventory_does_not_place(cli: Cli, tmp_path: P
     assert any("10" in line and "no rack" in line for line in lines), r.stderr
     # and as data, for whatever renders the outcome
     loaded = load_inventory(inventory)
-    specs = read_topics(EXAMPLES / "topics.json", CheckContext(loaded.inventory))
+    specs = read_topics(EXAMPLES / "topics-describe.json", CheckContext(loaded.inventory))
     outcome = assign(loaded, specs, read_current(EXAMPLES / "describe.txt"))
     assert outcome.unknown_brokers == [11]
     assert outcome.rackless_brokers == [10]
@@ -72,7 +72,7 @@ def test_bytes_to_move_is_unknown_without_sizes(cli: Cli, tmp_path: Path) -> Non
     assert "bytes to move: unknown" in r.stderr
     assert "bytes to move: 0" not in r.stderr
     loaded = load_inventory(inventory)
-    specs = read_topics(EXAMPLES / "topics.json", CheckContext(loaded.inventory))
+    specs = read_topics(EXAMPLES / "topics-describe.json", CheckContext(loaded.inventory))
     outcome = assign(loaded, specs, read_current(EXAMPLES / "describe.txt"))
     assert outcome.plan and outcome.replicas_added > 0
     assert outcome.bytes_to_move is None

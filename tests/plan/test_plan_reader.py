@@ -134,7 +134,7 @@ def _out_dir(cli: Cli, tmp_path: Path) -> Path:
             "--inventory",
             EXAMPLES / "inventory.json",
             "--topics",
-            EXAMPLES / "topics.json",
+            EXAMPLES / "topics-describe.json",
             "--current",
             EXAMPLES / "describe.txt",
             "--out-dir",

@@ -77,7 +77,7 @@ def test_unknown_sizes_stay_null_down_to_each_broker(cli: Cli, tmp_path: Path) -
     and the JSON view must not pass that off as a byte count."""
     out = tmp_path / "batches"
     args = ["assign", "--inventory", EXAMPLES / "inventory-expanded.json", "--rebalance"]
-    args += ["--topics", EXAMPLES / "topics.json", "--current", EXAMPLES / "describe.txt"]
+    args += ["--topics", EXAMPLES / "topics-describe.json", "--current", EXAMPLES / "describe.txt"]
     r = cli([*args, "--out-dir", out, "--batch-size", "1"])
     assert r.exit_code == 0, r.stdout + r.stderr
     doc = _json(cli, out)

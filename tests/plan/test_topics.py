@@ -114,7 +114,7 @@ def _topic(**members: object) -> dict[str, object]:
 
 NAME_HINT = "topic names are 1-249 characters of [a-zA-Z0-9._-], and not '.' or '..'"
 ENTRY_KEYS = 'allowed: "name", "partitions", "placement", "min_isr"'
-NEEDS_PARTITIONS = 'topic "t" needs "partitions": a positive integer'
+BAD_PARTITIONS = 'topic "t": "partitions" must be a positive integer'
 
 # (document or raw text, message, hint, line, column): the reader's exact words and the
 # place it points at (the document is written with indent=2); DIR is the file's directory
@@ -157,11 +157,11 @@ EXACT = [
         18,
         5,
     ),
-    ({"topics": [_topic(partitions=...)]}, NEEDS_PARTITIONS, "", 3, 5),
-    ({"topics": [_topic(partitions=0)]}, NEEDS_PARTITIONS, "", 5, 21),
-    ({"topics": [_topic(partitions="3")]}, NEEDS_PARTITIONS, "", 5, 21),
-    ({"topics": [_topic(partitions=True)]}, NEEDS_PARTITIONS, "", 5, 21),
-    ({"topics": [_topic(partitions=1.5)]}, NEEDS_PARTITIONS, "", 5, 21),
+    ({"topics": [_topic(partitions=0)]}, BAD_PARTITIONS, "", 5, 21),
+    ({"topics": [_topic(partitions="3")]}, BAD_PARTITIONS, "", 5, 21),
+    ({"topics": [_topic(partitions=True)]}, BAD_PARTITIONS, "", 5, 21),
+    ({"topics": [_topic(partitions=1.5)]}, BAD_PARTITIONS, "", 5, 21),
+    ({"topics": [_topic(partitions=None)]}, BAD_PARTITIONS, "", 5, 21),
     (
         {"topics": [_topic(partitions=1_000_001)]},
         'topic "t" asks for 1,000,001 partitions, above the cap of 1,000,000 partitions per topic',
@@ -212,7 +212,7 @@ EXACT = [
     ),
     (
         {"topics": [_topic(placement={"version": 2}), _topic(name="u", partitions=0)]},
-        'topic "u" needs "partitions": a positive integer',
+        'topic "u": "partitions" must be a positive integer',
         "",
         12,
         21,
@@ -250,6 +250,15 @@ def test_null_placement_is_a_policy_finding(tmp_path: Path, doc: object, pointer
 def test_null_min_isr_is_no_min_isr(tmp_path: Path) -> None:
     (spec,) = read_topics(_write(tmp_path, {"topics": [_topic(min_isr=None)]}))
     assert (spec.name, spec.partitions, spec.min_isr) == ("t", 1, None)
+
+
+def test_partitions_left_out_is_none_and_the_entry_is_located(tmp_path: Path) -> None:
+    """Whether a count may be left out depends on --current (plan/honest.py decides); the
+    reader keeps None, and where each entry starts, for that later error."""
+    doc = {"topics": [_topic(), _topic(name="u", partitions=...)]}
+    first, second = read_topics(_write(tmp_path, doc))
+    assert (first.partitions, first.line, first.column) == (1, 3, 5)
+    assert (second.name, second.partitions, second.line, second.column) == ("u", None, 18, 5)
 
 
 @pytest.mark.parametrize(("min_isrs", "checks"), [((3, 3), 1), ((3, 4), 2), ((3, None), 1)])
