@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from placement.io.inventory import LoadedInventory
     from placement.io.outputs import Outcome, Output, Outputs
     from placement.io.replicastatus import ReplicaStatusRead
-    from placement.simulate.failure import SimulateReport, UncleanPartition
+    from placement.simulate.failure import BatchStep, SimulateReport, UncleanPartition
     from placement.simulate.risk import DataAtRisk, PartitionRisk
 
     # the report, how many partitions went to --unclean-out (None: not asked), the outputs
@@ -93,7 +93,11 @@ TopicsOpt = Annotated[
 ]
 PlanOpt = Annotated[
     Path | None,
-    typer.Option(help="Apply this reassignment JSON first.", show_default=False),
+    typer.Option(
+        help="Apply this reassignment JSON first; or an `assign --out-dir` directory: the "
+        "failure before any batch and after each step, worst first (with --current).",
+        show_default=False,
+    ),
 ]
 DefaultMinIsrOpt = Annotated[
     int,
@@ -171,9 +175,12 @@ def simulate(
     with --assume-in-sync, or where no ISR is recorded); partitions already offline or
     under min ISR before the failure are counted apart from those it breaks. With
     --replica-status, each partition needing an unclean election gets an estimate of what
-    electing its most caught-up surviving replica would truncate.
+    electing its most caught-up surviving replica would truncate. With --plan DIR (batches
+    written by `assign --out-dir`) the failure is also applied before any batch and after
+    each step, worst step first; the rest of the report is the state after the last.
 
-    Exits 1 when any partition goes offline or under min ISR, or the KRaft quorum is lost.
+    Exits 1 when any partition goes offline or under min ISR (at any step of --plan DIR),
+    or the KRaft quorum is lost.
     """
     from rich.console import Console
 
@@ -254,9 +261,15 @@ def _on_spark(
 ) -> Run:
     """--snapshot: the failure on the Spark stage, its stage shown while it runs."""
     from placement.errors import UsageError
+    from placement.simulate.batches import is_directory
 
     if topics is not None:
         raise UsageError("--topics goes with --current; a snapshot carries its topics' policies")
+    if failure["plan"] is not None and is_directory(failure["plan"]):
+        raise UsageError(
+            "--plan DIR, the steps of a batch directory, runs in-process, not on Spark",
+            f"give the snapshot as --current {snapshot} --inventory INV",
+        )
     from placement.score.simulate import run_simulate
 
     unclean, page = files
@@ -489,10 +502,61 @@ def _render_risk(console: Console, at_risk: DataAtRisk) -> None:
         console.print(cell(f"  {risk_line(r, at_risk.replica_status)}"))
 
 
+def _step_line(s: BatchStep) -> str:
+    t = s.totals
+    risk = "" if s.data_at_risk is None else f", {s.data_at_risk.offsets:,} offsets at risk"
+    return (
+        f"{t.offline:,} offline, {t.under_min_isr:,} under min ISR, {t.promoted:,} promoted{risk}"
+    )
+
+
+def _render_steps(console: Console, steps: list[BatchStep]) -> None:
+    """The steps of a batch directory, worst first; the state before any batch and after
+    the last; why a batch in flight needs no row; then what follows is the last step."""
+    from rich.table import Table
+
+    from .render import cell
+
+    table = Table(
+        title=f"{len(steps):,} steps, worst first (each with the steps before it completed)",
+        title_justify="left",
+    )
+    table.add_column("step")
+    risk = steps[0].data_at_risk is not None
+    heads = ["order", "reassigned", "available", "promoted", "under min ISR", "offline"]
+    for col in [*heads, "unclean", "lost", *(["offsets at risk"] if risk else [])]:
+        table.add_column(col, justify="right")
+    for s in steps[:SHOWN_TOPICS]:
+        t = s.totals
+        values = [s.order, s.reassigned, t.available, t.promoted, t.under_min_isr, t.offline]
+        values += [t.unclean, t.lost, *([s.data_at_risk.offsets] if s.data_at_risk else [])]
+        table.add_row(cell(s.step), *(f"{v:,}" for v in values))
+    console.print(table)
+    if len(steps) > SHOWN_TOPICS:
+        console.print(f"… and {len(steps) - SHOWN_TOPICS:,} more steps (--format json)")
+    by_order = sorted(steps, key=lambda s: s.order)
+    first, last = by_order[0], by_order[-1]
+    console.print(
+        cell(
+            f"before any batch: {_step_line(first)}; after the last step ({last.step}): "
+            f"{_step_line(last)}; worst: {steps[0].step}"
+        )
+    )
+    console.print(
+        "a batch in flight keeps its old in-sync replicas until it completes: a failure "
+        "then is no worse than at the step before it",
+        markup=False,
+    )
+    console.print()
+    console.print(cell(f"after the last step ({last.step}):"))
+
+
 def render(report: SimulateReport) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from placement.simulate.failure import worse_first
 
     from .render import cell  # rack, topic and plan names: escaped, no markup
 
@@ -500,10 +564,14 @@ def render(report: SimulateReport) -> None:
     console = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
     f = report.failure
     after = f", after {report.plan}" if report.plan else ""
+    if report.batches:
+        after = f", at each step of {report.plan}"
     if f.rack is not None:
         console.print(cell(f'rack "{f.rack}" down: brokers {_ids(f.brokers)}{after}'))
     else:
         console.print(cell(f"brokers {_ids(f.brokers)} down{after}"))
+    if report.batches:
+        _render_steps(console, report.batches)
     t = report.totals
     table = Table(title=f"{t.partitions:,} partitions", title_justify="left")
     for col in ("available", "promoted", "under min ISR", "offline", "unclean", "lost"):
@@ -517,7 +585,7 @@ def render(report: SimulateReport) -> None:
     console.print(table)
     console.print(_isr_line(report))
     hit = [x for x in report.topics if x.partitions != x.available]
-    hit.sort(key=lambda x: (-x.offline, -x.under_min_isr, -x.promoted, x.topic))
+    hit.sort(key=lambda x: (*worse_first(x), x.topic))
     if hit:
         per = Table(title="topics affected, worst first", title_justify="left")
         for col in ("topic", "policy", "min ISR", "partitions", "promoted", "under min ISR"):

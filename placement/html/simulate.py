@@ -1,6 +1,7 @@
 """The `simulate --report` page: what one failure does, overall and per topic (outcomes as
 in docs/definitions.md, rack-failure outcomes), the partitions only an unclean election
-brings back, and the KRaft quorum.
+brings back, and the KRaft quorum; with `--plan DIR`, the same failure at each step of the
+batch directory.
 
 The counts are read from the report's own models field by field, with the descriptions the
 schema gives them, so a count the simulation learns to report (the state before the failure,
@@ -33,7 +34,7 @@ from placement.html.page import (
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from placement.simulate.failure import Counts, SimulateReport
+    from placement.simulate.failure import BatchStep, Counts, SimulateReport
     from placement.simulate.risk import DataAtRisk
 
 # the topics drawn, worst first (the table has every topic)
@@ -58,7 +59,7 @@ MEANINGS = {
 }
 # the fields the page shows in sections of their own; the other scalars go to the headline,
 # anything else to "More of the report"
-SHOWN = {"failure", "totals", "topics", "unclean_sample", "quorum", "data_at_risk"}
+SHOWN = {"failure", "totals", "topics", "unclean_sample", "quorum", "data_at_risk", "batches"}
 # partitions listed under data at risk, riskiest first (the JSON report has every one)
 RISK_ROWS = 1000
 
@@ -77,8 +78,12 @@ def render_simulate(report: SimulateReport) -> str:
     f = report.failure
     what = f'rack "{f.rack}" down' if f.rack is not None else "brokers down"
     after = f", after {report.plan}" if report.plan else ", as the cluster stands"
+    if report.batches:
+        after = f", at each step of {report.plan}"
     page = Page(f"mrc-plan simulate: {what}", "simulate", f"{what}{after}; engine {report.engine}")
     page.add(facts(_headline(report), "failure"))
+    if report.batches:
+        page.section("Steps of the plan", *_steps(report.batches), name="steps")
     page.section("Outcomes", *_outcomes(report), name="outcomes")
     page.section("Per topic", *_topics(report), name="topics")
     page.section("Unclean elections", *_unclean(report), name="unclean")
@@ -104,6 +109,9 @@ def _headline(report: SimulateReport) -> list[tuple[str, Cell]]:
         ("partitions", num(report.totals.partitions, "/totals/partitions")),
         ("writes fail (offline or under min ISR)", num(report.writes_fail)),
     ]
+    if report.batches:
+        worst = report.batches[0].step
+        out.append(("worst step of the plan", Cell(worst, key=pointer("batches", 0, "step"))))
     for k in type(report).model_fields:
         if k not in SHOWN and _scalar(report, k):
             out.append((_title(k), _value(getattr(report, k), pointer(k), k)))
@@ -161,6 +169,49 @@ def _outcomes(report: SimulateReport) -> list[str]:
         ),
         table(columns, rows, name="totals", sortable=False),
     ]
+
+
+def _steps(steps: list[BatchStep]) -> list[str]:
+    """Each step of a batch directory: the outcomes as bars in the order to run (the worst
+    steps when there are many) and a table, worst first."""
+    model = type(steps[0])
+    intro = paragraph(
+        "The failure before any batch and once each step completed (with every step before "
+        "it), worst first; the sections below are the state after the last step. A batch in "
+        "flight keeps its old in-sync replicas until it completes, so a failure then is no "
+        "worse than at the step before it."
+    )
+    drawn = sorted(steps[:CHART_TOPICS], key=lambda s: s.order)
+    caption = "every step by outcome, in the order to run"
+    if len(drawn) < len(steps):
+        caption = f"the {len(drawn)} worst steps by outcome, in the order to run"
+    bars = chart(
+        "steps",
+        f"{caption} (the table has every step)",
+        (9.0, 1.0 + 0.25 * len(drawn)),
+        lambda fig: _draw_bars(fig, [(s.step, s.totals) for s in drawn]),
+    )
+    counts = _count_fields(type(steps[0].totals))
+    columns = [
+        Column(_title(k), _meaning(model, k), f"/batches/*/{k}")
+        for k in ("step", "worst", "order", "reassigned")
+    ]
+    columns += [
+        Column(_title(k), _meaning(type(steps[0].totals), k), f"/batches/*/totals/{k}")
+        for k in counts
+    ]
+    if steps[0].data_at_risk is not None:
+        meaning = _meaning(type(steps[0].data_at_risk), "offsets")
+        columns.append(Column("offsets at risk", meaning, "/batches/*/data_at_risk/offsets"))
+    rows = []
+    for i, s in enumerate(steps):
+        cells: list[Cell] = [label(s.step)]
+        cells += [_value(getattr(s, k), None, k) for k in ("worst", "order", "reassigned")]
+        cells += [_value(getattr(s.totals, k), None, k) for k in counts]
+        if s.data_at_risk is not None:
+            cells.append(_value(s.data_at_risk.offsets, None, "offsets"))
+        rows.append((i, cells))
+    return [intro, bars, table(columns, rows, name="steps", legend=True)]
 
 
 def _draw_bars(fig: Figure, rows: Sequence[tuple[str, Counts]]) -> None:

@@ -42,9 +42,10 @@ definitions (`classify` here, `failure_flags` there; a test holds them to each o
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -55,11 +56,12 @@ from placement.model.assignment import PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
 from placement.rules.topology import majority
-from placement.simulate.risk import DataAtRisk, estimate
+from placement.simulate.risk import DataAtRisk, RiskTotals, estimate
 
 if TYPE_CHECKING:
     from placement.io.current import Isr
     from placement.io.inventory import LoadedInventory
+    from placement.io.reassignment import PlanFile
     from placement.io.replicastatus import ReplicaStatusRead
 
 # the unclean partitions the report lists itself; all of them go to --unclean-out
@@ -167,6 +169,37 @@ class Quorum(_Model):
     kept: bool
 
 
+def worse_first(totals: Counts, offsets_at_risk: int = 0) -> tuple[int, int, int, int]:
+    """A sort key, worst first: the most partitions offline, then under min ISR, then the
+    most offsets at risk in unclean elections (with --replica-status), then promoted."""
+    return (-totals.offline, -totals.under_min_isr, -offsets_at_risk, -totals.promoted)
+
+
+class BatchStep(_Model):
+    """The failure at one step of a batch directory (`simulate --plan DIR`)."""
+
+    step: str = Field(
+        description='"before": the cluster as it stands, no batch run; else the file of the '
+        'step ("plan-0001.json", …, then "leaders.json"), completed with every step before it'
+    )
+    order: int = Field(
+        description="its place in the order to run: 0 before any batch, k once batch k "
+        "completed, the leaders step last"
+    )
+    reassigned: int = Field(
+        description="partitions the step changes (its entries not already in place)"
+    )
+    worst: int = Field(
+        description="its rank, 1 for the worst step: the most partitions offline, then under "
+        "min ISR, then offsets at risk (with --replica-status), then promoted; ties in the "
+        "order to run"
+    )
+    totals: Counts = Field(description="every partition's outcome in the state after the step")
+    data_at_risk: RiskTotals | None = Field(
+        description="with --replica-status: the estimates' totals in that state (null without it)"
+    )
+
+
 class SimulateReport(_Model):
     """What `mrc-plan simulate` reports (schema: schemas/simulate-report.schema.json)."""
 
@@ -196,6 +229,12 @@ class SimulateReport(_Model):
         description="with --replica-status: what an unclean election of each partition "
         "needing one would truncate, estimated (null without it)",
     )
+    batches: list[BatchStep] | None = Field(
+        None,
+        description="with --plan DIR (an assign --out-dir directory): the failure before any "
+        "batch and after each step, worst first; the rest of the report is the state after "
+        "the last step (null for a plan file, or none)",
+    )
 
     @property
     def writes_fail(self) -> int:
@@ -209,9 +248,11 @@ class SimulateReport(_Model):
 
     @property
     def failed(self) -> bool:
-        """The failure stops writes somewhere: a partition offline or under min ISR, or the
-        KRaft quorum lost (`simulate` exits 1)."""
-        return self.writes_fail > 0 or (self.quorum is not None and not self.quorum.kept)
+        """The failure stops writes somewhere: a partition offline or under min ISR (at any
+        step of a batch directory), or the KRaft quorum lost (`simulate` exits 1)."""
+        steps = self.batches or []
+        writes = self.writes_fail + sum(s.totals.offline + s.totals.under_min_isr for s in steps)
+        return writes > 0 or (self.quorum is not None and not self.quorum.kept)
 
     def unknown_rack_note(self) -> str | None:
         """What the report assumed about brokers of unknown rack, for stderr; None: none."""
@@ -413,19 +454,46 @@ def outcomes(
     pairs: Iterable[tuple[PartitionAssignment, Isr]] = (
         ((a, None) for a in parts) if isr is None else zip(parts, isr, strict=True)
     )
-    rules: dict[str, tuple[int, bool]] = {}  # topic -> (min ISR, promotes), looked up once
+    rule = topic_rules(topics, default_min_isr)
     for a, i in pairs:
-        rule = rules.get(a.topic)
-        if rule is None:
-            info = topics.get(a.topic) or TopicInfo(None, None)
-            promotes = info.policy is not None and info.policy.promotes_observers
-            rule = rules[a.topic] = (info.min_isr or default_min_isr, promotes)
         # a tuple: replica lists are short, a set per partition costs more than it saves
         in_sync = a.replicas[: len(a.replicas) - len(a.observers)] if i is None else i
-        yield a, judge(a, in_sync, down, *rule), i is not None
+        yield a, judge(a, in_sync, down, *rule(a.topic)), i is not None
+
+
+def topic_rules(
+    topics: Mapping[str, TopicInfo], default_min_isr: int
+) -> Callable[[str], tuple[int, bool]]:
+    """A topic's (min ISR, whether its policy promotes), looked up once per topic."""
+    rules: dict[str, tuple[int, bool]] = {}
+
+    def rule(topic: str) -> tuple[int, bool]:
+        found = rules.get(topic)
+        if found is None:
+            info = topics.get(topic) or TopicInfo(None, None)
+            promotes = info.policy is not None and info.policy.promotes_observers
+            found = rules[topic] = (info.min_isr or default_min_isr, promotes)
+        return found
+
+    return rule
 
 
 _FAILING = (Outcome.OFFLINE, Outcome.UNDER_MIN_ISR)
+
+
+def tally(c: Counter[str], j: Judged, isr_unknown: bool, n: int = 1) -> None:
+    """Count one partition into the `Counts` fields of ``c`` (``n`` 1), or take it back
+    out (-1); ``isr_unknown``: it has no recorded ISR, its sync replicas stand in."""
+    c["partitions"] += n
+    c[j.outcome.value] += n
+    if j.before in _FAILING:
+        c[f"{j.before.value}_before"] += n
+    elif j.outcome in _FAILING:
+        c["broken"] += n
+    if isr_unknown:
+        c["isr_unknown"] += n
+    if j.outcome is Outcome.OFFLINE:
+        c["unclean" if j.observers or j.lagging else "lost"] += n
 
 
 def simulate(
@@ -449,26 +517,16 @@ def simulate(
         c = per_topic.get(a.topic)
         if c is None:
             c = per_topic[a.topic] = Counter()
-        c["partitions"] += 1
-        c[j.outcome.value] += 1
-        if j.before in _FAILING:
-            c[f"{j.before.value}_before"] += 1
-        elif j.outcome in _FAILING:
-            c["broken"] += 1
-        if isr is not None and not recorded:
-            c["isr_unknown"] += 1
-        if j.outcome is Outcome.OFFLINE:
-            survivors = j.observers or j.lagging
-            c["unclean" if survivors else "lost"] += 1
-            if survivors:
-                unclean.append(
-                    UncleanPartition(
-                        topic=a.topic,
-                        partition=a.partition,
-                        observers=list(j.observers),
-                        lagging=list(j.lagging),
-                    )
+        tally(c, j, isr is not None and not recorded)
+        if j.outcome is Outcome.OFFLINE and (j.observers or j.lagging):
+            unclean.append(
+                UncleanPartition(
+                    topic=a.topic,
+                    partition=a.partition,
+                    observers=list(j.observers),
+                    lagging=list(j.lagging),
                 )
+            )
     unclean.sort(key=lambda u: (u.topic, u.partition))
     sample = unclean[:SAMPLE]
     at_risk = None
@@ -504,10 +562,15 @@ def simulate(
 def unclean_candidates(
     unclean: Iterable[UncleanPartition],
 ) -> Iterator[tuple[str, int, list[int]]]:
-    """(topic, partition, the replicas an unclean election may elect, in replica order):
-    sync replicas come before observers."""
+    """(topic, partition, the replicas an unclean election may elect, in replica order)."""
     for u in unclean:
-        yield u.topic, u.partition, [*u.lagging, *u.observers]
+        yield u.topic, u.partition, electable(u.lagging, u.observers)
+
+
+def electable(lagging: Sequence[int], observers: Sequence[int]) -> list[int]:
+    """The surviving replicas outside the ISR in replica order: sync replicas come before
+    observers."""
+    return [*lagging, *observers]
 
 
 def build_report(
@@ -553,14 +616,16 @@ def simulate_files(
 ) -> tuple[SimulateReport, list[UncleanPartition]]:
     """The in-process path: the current assignment (reassignment JSON, describe output or
     a snapshot directory), the inventory, the policies and min ISR from the topics file
-    (else from the describe output's or snapshot's configs), and the plan if any. The
-    topics file's placement references are resolved inside ``refs_root`` (default: its
-    directory), as for `assign`. The ISR is the recorded one (none for reassignment JSON)
-    unless ``assume_in_sync``; ``replica_status`` adds the estimates of the data at risk."""
+    (else from the describe output's or snapshot's configs), and the plan if any: a
+    reassignment file, or an `assign --out-dir` directory, whose steps the report adds
+    (`placement.simulate.batches`). The topics file's placement references are resolved
+    inside ``refs_root`` (default: its directory), as for `assign`. The ISR is the
+    recorded one (none for reassignment JSON) unless ``assume_in_sync``;
+    ``replica_status`` adds the estimates of the data at risk."""
     from placement.io.current import read_current
-    from placement.io.reassignment import read_plan_file
     from placement.plan.topics import read_topics
     from placement.rules.base import CheckContext
+    from placement.simulate.batches import walk
 
     inv = inventory.inventory
     rack_of = inv.rack_of
@@ -577,26 +642,57 @@ def simulate_files(
     isr: list[Isr] | None = None
     if not assume_in_sync:
         isr = state.isr if state.isr is not None else [None] * len(parts)
-    if plan is not None:
-        checked = read_plan_file(plan)
-        keys = {a.key for a in parts}
-        checked.check(
-            where=f"the current assignment {current}",
-            topics={t for t, _ in keys},
-            partitions=lambda t, p: (t, p) in keys,
+    leaders = state.leaders if state.leaders is not None else [None] * len(parts)
+    files, batches = ([], False) if plan is None else _plan_files(plan, parts, current, inventory)
+    steps = None
+    if batches:
+        entries = [(name, f.entries) for name, f in files]
+        # one failure for every step: a broker of unknown rack that a batch drains is down
+        # with the rack in the steps before it
+        failure = failure.seeing(chain(parts, *(e for _, e in entries)), rack_of)
+        steps, parts, isr = walk(
+            parts, isr, leaders, entries, infos, failure, default_min_isr, replica_status
         )
-        checked.check(where=f"the inventory {inventory.path}", brokers=rack_of)
-        if isr is not None:
-            leaders = state.leaders if state.leaders is not None else [None] * len(parts)
-            isr = isr_after_plan(parts, isr, leaders, checked.entries)
-        parts = apply_plan(parts, checked.entries)
-    return simulate(
+    else:
+        for _, checked in files:
+            if isr is not None:
+                isr = isr_after_plan(parts, isr, leaders, checked.entries)
+            parts = apply_plan(parts, checked.entries)
+        failure = failure.seeing(parts, rack_of)
+    report, unclean = simulate(
         parts,
         infos,
-        failure.seeing(parts, rack_of),
+        failure,
         default_min_isr=default_min_isr,
         inventory=inv,
         plan=None if plan is None else str(plan),
         isr=isr,
         replica_status=replica_status,
     )
+    return report.model_copy(update={"batches": steps}), unclean
+
+
+def _plan_files(
+    plan: str | Path,
+    parts: Sequence[PartitionAssignment],
+    current: str | Path,
+    inventory: LoadedInventory,
+) -> tuple[list[tuple[str, PlanFile]], bool]:
+    """The files of ``plan`` by name (a reassignment file, or the steps of a batch
+    directory, in the order to run them), each held to the cluster; and whether it is a
+    directory."""
+    from placement.io.reassignment import read_plan_file
+    from placement.simulate.batches import is_directory, read_steps
+
+    batches = is_directory(plan)
+    files = read_steps(Path(plan)) if batches else [(str(plan), read_plan_file(plan))]
+    keys = {a.key for a in parts}
+    names = {t for t, _ in keys}
+    for _, checked in files:
+        checked.check(
+            where=f"the current assignment {current}",
+            topics=names,
+            partitions=lambda t, p: (t, p) in keys,
+        )
+        checked.check(where=f"the inventory {inventory.path}", brokers=inventory.inventory.rack_of)
+    return files, batches

@@ -152,10 +152,43 @@ class _Sums:
     offsets: int = 0
     max_lag_ms: int | None = None
 
-    def add(self, p: PartitionRisk) -> None:
-        self.partitions += 1
-        self.unknown += p.offsets is None
-        self.not_listed += not p.listed
-        self.offsets += p.offsets or 0
-        if p.lag_ms is not None and (self.max_lag_ms is None or p.lag_ms > self.max_lag_ms):
+    def add(self, p: PartitionRisk, n: int = 1) -> None:
+        """Count ``p`` in (``n`` 1) or take it back out (-1; the largest lag is then left
+        for the caller to find again)."""
+        self.partitions += n
+        self.unknown += n * (p.offsets is None)
+        self.not_listed += n * (not p.listed)
+        self.offsets += n * (p.offsets or 0)
+        if (
+            n > 0
+            and p.lag_ms is not None
+            and (self.max_lag_ms is None or p.lag_ms > self.max_lag_ms)
+        ):
             self.max_lag_ms = p.lag_ms
+
+
+class RiskTally:
+    """The totals of a set of estimates that changes a partition at a time, as the steps
+    of a batch directory apply (`placement.simulate.batches`): each step costs what it
+    changes, not a pass over every estimate."""
+
+    def __init__(self) -> None:
+        self._risks: dict[tuple[str, int], PartitionRisk] = {}
+        self._sums = _Sums()
+        self._stale = False  # the largest lag left with a partition taken out
+
+    def add(self, p: PartitionRisk) -> None:
+        self._risks[(p.topic, p.partition)] = p
+        self._sums.add(p)
+
+    def remove(self, topic: str, partition: int) -> None:
+        p = self._risks.pop((topic, partition))
+        self._sums.add(p, -1)
+        self._stale = self._stale or (p.lag_ms is not None and p.lag_ms == self._sums.max_lag_ms)
+
+    def totals(self) -> RiskTotals:
+        if self._stale:
+            lags = (p.lag_ms for p in self._risks.values() if p.lag_ms is not None)
+            self._sums.max_lag_ms = max(lags, default=None)
+            self._stale = False
+        return RiskTotals(**vars(self._sums))
