@@ -27,14 +27,17 @@ UNITS = {
     "KB": 10**3,
     "MB": 10**6,
     "GB": 10**9,
+    "TB": 10**12,
     "KIB": 2**10,
     "MIB": 2**20,
     "GIB": 2**30,
+    "TIB": 2**40,
 }
 
 
-# the largest throttle: what summary.json (an int64 there, as in Kafka's configs) holds
-MAX_RATE = 2**63 - 1
+# the largest throttle or byte cap: what summary.json (an int64 there, as in Kafka's
+# configs) holds
+MAX_SIZE = 2**63 - 1
 # options that reach the solver: CP-SAT's random_seed is an int32, and time and
 # tolerance must stay finite numbers (inf and nan are refused by these bounds too)
 MAX_SEED = 2**31 - 1
@@ -42,25 +45,29 @@ MAX_TIME_LIMIT = 1e6
 MAX_TOLERANCE = 1e6
 
 
-def parse_rate(raw: str) -> int:
-    """Bytes per second from ``50000000``, ``50MB`` or ``48MiB`` (optionally ``/s``),
-    1 to 2^63-1, computed exactly (a 400-digit figure is refused, not a float overflow)."""
+def parse_size(raw: str, flag: str, examples: tuple[str, ...], *, rate: bool = False) -> int:
+    """Bytes from ``500000000``, ``500MB``, ``1.5TiB`` (a unit of UNITS, any case, after a
+    whole or decimal number), or bytes per second with ``rate`` (``/s`` may follow): 1 to
+    2^63-1, computed exactly (a 400-digit figure is refused, not a float overflow). An
+    error quotes at most 40 characters of ``raw``."""
     import re
     from fractions import Fraction
 
     from placement.errors import UsageError
 
-    hint = "e.g. --throttle 50000000, --throttle 50MB or --throttle 48MiB"
-    m = re.fullmatch(r"\s*([0-9]+)(\.[0-9]+)?\s*([A-Za-z]*?)(?:/s)?\s*", raw)
+    what = "bytes per second" if rate else "bytes"
+    hint = "e.g. " + ", ".join(f"{flag} {e}" for e in examples[:-1]) + f" or {flag} {examples[-1]}"
+    shown = raw if len(raw) <= 40 else raw[:37] + "..."
+    per_second = "(?:/s)?" if rate else ""
+    m = re.fullmatch(rf"\s*([0-9]+)(\.[0-9]+)?\s*([A-Za-z]*?){per_second}\s*", raw)
     unit = m.group(3).upper() if m else ""
     if m is None or unit not in UNITS:
-        raise UsageError(f"--throttle: expected bytes per second, found {raw!r}", hint)
+        raise UsageError(f"{flag}: expected {what}, found {shown!r}", hint)
     whole, fraction = m.group(1).lstrip("0"), (m.group(2) or "")[:31]  # exact enough
-    rate = int(Fraction(whole + fraction or "0") * UNITS[unit]) if len(whole) <= 30 else 0
-    if not 1 <= rate <= MAX_RATE:
-        shown = raw if len(raw) <= 40 else raw[:37] + "..."
-        raise UsageError(f"--throttle: {shown!r} is not 1 to {MAX_RATE:,} bytes per second", hint)
-    return rate
+    value = int(Fraction(whole + fraction or "0") * UNITS[unit]) if len(whole) <= 30 else 0
+    if not 1 <= value <= MAX_SIZE:
+        raise UsageError(f"{flag}: {shown!r} is not 1 to {MAX_SIZE:,} {what}", hint)
+    return value
 
 
 def _ids(raw: str | None, flag: str) -> list[int]:
@@ -125,6 +132,42 @@ BalanceLeadersOpt = Annotated[
         "--balance-leaders",
         help="Reorder replicas so preferred leaders differ by at most one per broker of "
         "each lead rack, with the fewest leadership changes.",
+    ),
+]
+DefaultPolicyOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="The cluster's default placement, for topics without a policy of their own: a "
+        "policy JSON file, or a broker's server.properties (its "
+        "confluent.log.placement.constraints, and the internal topics' placements). "
+        "Topics with neither follow Kafka's rack-aware rule.",
+        show_default=False,
+    ),
+]
+RepairOpt = Annotated[
+    bool,
+    typer.Option(
+        "--repair",
+        help="Also change every partition that breaks its rule, not only those on drained "
+        "or dead brokers and the topics --topics sets (the default when nothing else is "
+        "asked).",
+    ),
+]
+OnlyTopicsOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Change only topics whose whole name matches this regular expression (Java "
+        "and Python syntax agree on the usual cases, e.g. 'orders|payments-.*').",
+        show_default=False,
+    ),
+]
+FirstRackOpt = Annotated[
+    bool,
+    typer.Option(
+        "--leaders-in-first-rack",
+        help="Put every changed partition's preferred leader in its policy's first rack "
+        "(how Confluent places a new topic). Without it a leader stays where it is while it "
+        "remains a sync replica.",
     ),
 ]
 ToleranceOpt = Annotated[
@@ -214,8 +257,8 @@ OutDirOpt = Annotated[
     Path | None,
     typer.Option(
         help="Write the plan in batches here: plan-0001.json ..., a rollback file per "
-        "batch, leaders.json + election.json, summary.json. Needs --batch-size and/or "
-        "--max-moves-per-broker.",
+        "batch, leaders.json + election.json, summary.json. Needs at least one cap per "
+        "batch: --batch-size, --max-moves-per-broker, --batch-bytes.",
         rich_help_panel="Batches",
     ),
 ]
@@ -230,6 +273,16 @@ MovesOpt = Annotated[
         help="At most this many replica moves per broker per batch (replicas it receives "
         "plus replicas it gives up).",
         rich_help_panel="Batches",
+    ),
+]
+BatchBytesOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="At most this many bytes copied per batch (e.g. 200GiB, 500GB, 1.5TiB): each "
+        "partition's size times the replicas it gains. A partition over it on its own is a "
+        "batch alone. Needs partition sizes (--sizes, or a snapshot with them).",
+        rich_help_panel="Batches",
+        show_default=False,
     ),
 ]
 ThrottleOpt = Annotated[
@@ -253,6 +306,10 @@ def assign(
     exclude: ExcludeOpt = None,
     rebalance: RebalanceOpt = False,
     balance_leaders: BalanceLeadersOpt = False,
+    default_policy: DefaultPolicyOpt = None,
+    repair: RepairOpt = False,
+    only_topics: OnlyTopicsOpt = None,
+    leaders_in_first_rack: FirstRackOpt = False,
     tolerance: ToleranceOpt = 0.1,
     max_disk_usage: DiskOpt = 0.85,
     seed: SeedOpt = 0,
@@ -266,6 +323,7 @@ def assign(
     out_dir: OutDirOpt = None,
     batch_size: BatchSizeOpt = None,
     max_moves_per_broker: MovesOpt = None,
+    batch_bytes: BatchBytesOpt = None,
     throttle: ThrottleOpt = None,
     html: ReportOpt = None,
 ) -> None:
@@ -281,22 +339,29 @@ def assign(
 
     from .outputs import report
 
-    rate = _batch_flags(out_dir, batch_size, max_moves_per_broker, throttle)
+    rate, cap = _batch_flags(
+        out_dir, batch_size, max_moves_per_broker, batch_bytes, throttle, (current, sizes)
+    )
     _sizes_flag(sizes, current)
     _summary_flags(policy_dir, current, format, out, out_dir)
     files = {"--out": out, "--rollback": rollback, "--election": election}
     files |= {"--summary": summary_path, "--report": html}
-    outputs, named, dir_out = _outputs((inventory, topics, current, sizes), files, out_dir)
+    outputs, named, dir_out = _outputs(
+        (inventory, topics, current, sizes, default_policy), files, out_dir
+    )
     if policy_dir is not None:
         named["--policy-dir"] = _policy_output(outputs, policy_dir)
     params = SolveParams(time_limit=time_limit, seed=seed, workers=1)
     options = Options(rebalance, balance_leaders, tolerance, max_disk_usage, params)
     with outputs:
-        outcome, known = _plan(inventory, topics, root, (current, sizes), drain, exclude, options)
+        asks = (default_policy, repair, only_topics, leaders_in_first_rack)
+        outcome, known = _plan(
+            inventory, topics, root, (current, sizes), drain, exclude, options, asks
+        )
         batches = None
         if dir_out is not None:
             batches = _write_batches(
-                dir_out, outcome, known, batch_size, max_moves_per_broker, rate
+                dir_out, outcome, known, (batch_size, max_moves_per_broker, cap), rate
             )
         summary = _summary(outcome, batches, out_dir)
         text = _write_files(outcome, summary, named, _source(current, drain, exclude, options))
@@ -321,7 +386,7 @@ def _outputs(
     from placement.io.outputs import Outputs
 
     _report_outside(files.get("--report"), out_dir)
-    flags = ("--inventory", "--topics", "--current", "--sizes")
+    flags = ("--inventory", "--topics", "--current", "--sizes", "--default-policy")
     outputs = Outputs.of(zip(flags, inputs, strict=True))
     named = {flag: outputs.add(flag, path) for flag, path in files.items() if path is not None}
     dir_out = outputs.add_dir("--out-dir", out_dir, marker="summary.json") if out_dir else None
@@ -440,43 +505,73 @@ def _write_batches(
     dir_out: Any,
     outcome: Any,
     known: Any,
-    batch_size: int | None,
-    max_moves_per_broker: int | None,
+    caps: tuple[int | None, int | None, int | None],
     rate: int | None,
 ) -> Any:
-    """Split the plan into batches, check them independently, stage the directory's
-    files. Returns their summary.json document."""
+    """Split the plan into batches under ``caps`` (partitions, moves per broker, bytes),
+    check them independently, stage the directory's files. Returns their summary.json
+    document; the batches that are one oversized partition each are noted on stderr."""
     from placement.plan.batches import render_files, split_checked, summary
 
+    batch_size, max_moves_per_broker, batch_bytes = caps
     batches = split_checked(
         outcome.plan,
         {a.key: a for a in outcome.rollback},
         known,
         batch_size=batch_size,
         max_moves_per_broker=max_moves_per_broker,
+        batch_bytes=batch_bytes,
     )
     dir_out.files(render_files(batches, rate))
-    return summary(batches, rate)
+    doc = summary(batches, rate)
+    alone = [row["file"] for row in doc["batches"] if row["oversized"]]
+    if alone:
+        listed = ", ".join(alone[:5]) + (f" and {len(alone) - 5:,} more" if len(alone) > 5 else "")
+        sys.stderr.write(
+            f"note: {len(alone):,} partition(s) copy more than --batch-bytes {batch_bytes:,} "
+            f"bytes on their own: each is a batch alone ({listed})\n"
+        )
+    return doc
 
 
 def _batch_flags(
     out_dir: Path | None,
     batch_size: int | None,
     max_moves_per_broker: int | None,
+    batch_bytes: str | None,
     throttle: str | None,
-) -> int | None:
-    """The batching options go together; the throttle in bytes/s, if given."""
+    current: tuple[Path | None, Path | None],
+) -> tuple[int | None, int | None]:
+    """The batching options go together; the throttle in bytes/s and the byte cap, if
+    given. ``current``: the --current and --sizes paths. A byte cap without --sizes needs
+    a snapshot (the split refuses one without sizes), before any planning."""
     from placement.errors import UsageError
 
-    batching = batch_size is not None or max_moves_per_broker is not None
-    if batching != (out_dir is not None):
+    caps = (batch_size, max_moves_per_broker, batch_bytes)
+    if any(c is not None for c in caps) != (out_dir is not None):
         raise UsageError(
-            "--out-dir and --batch-size/--max-moves-per-broker go together",
-            "e.g. --out-dir drain-plan --max-moves-per-broker 5 --throttle 50MB",
+            "--out-dir and a cap per batch (--batch-size, --max-moves-per-broker, "
+            "--batch-bytes) go together",
+            "e.g. --out-dir drain-plan --max-moves-per-broker 5 --batch-bytes 200GiB "
+            "--throttle 50MB",
         )
     if throttle is not None and out_dir is None:
         raise UsageError("--throttle sets the ETA of batches: use it with --out-dir")
-    return parse_rate(throttle) if throttle is not None else None
+    rate = None
+    if throttle is not None:
+        rate = parse_size(throttle, "--throttle", ("50000000", "50MB", "48MiB"), rate=True)
+    if batch_bytes is None:
+        return rate, None
+    cap = parse_size(batch_bytes, "--batch-bytes", ("200GiB", "500GB", "1.5TiB"))
+    path, sizes = current
+    if sizes is None:
+        from placement.plan.inputs import current_kind
+
+        if path is None or current_kind(path) != "snapshot":
+            from placement.plan.batches import need_sizes
+
+            raise need_sizes()
+    return rate, cap
 
 
 def _current(current: Path | None, sizes: Path | None) -> Any:
@@ -512,11 +607,15 @@ def _plan(
     drain: str | None,
     exclude: str | None,
     options: Any,
+    asks: tuple[Path | None, bool, str | None, bool] = (None, False, None, False),
 ) -> tuple[Any, dict[tuple[str, int], int]]:
     """Read the inputs and plan: the outcome, and the partition sizes the batches use.
-    ``current``: the --current and --sizes paths."""
+    ``current``: the --current and --sizes paths; ``asks``: --default-policy, --repair,
+    --only-topics, --leaders-in-first-rack."""
+    from placement.plan.assign import Ask
     from placement.plan.assign import assign as run_assign
-    from placement.plan.inputs import read_inputs
+    from placement.plan.inputs import DefaultPolicies, read_default_policy, read_inputs
+    from placement.rules.base import CheckContext
 
     from .render import safe
 
@@ -537,8 +636,36 @@ def _plan(
         options=options,
         policies_known=inputs.policies_known,
         brokers_from=inputs.brokers_from,
+        ask=Ask(
+            repair=asks[1],
+            only_topics=_pattern(asks[2]),
+            first_rack=asks[3],
+            defaults=(
+                read_default_policy(asks[0], CheckContext(inputs.loaded.inventory))
+                if asks[0] is not None
+                else DefaultPolicies()
+            ),
+        ),
     )
     return outcome, (state.sizes if state is not None else {})
+
+
+def _pattern(raw: str | None) -> Any:
+    """--only-topics as a compiled regular expression (a bad one is a usage error)."""
+    if raw is None:
+        return None
+    import re
+
+    from placement.errors import UsageError
+
+    try:
+        return re.compile(raw)
+    except re.error as exc:
+        shown = raw if len(raw) <= 40 else raw[:37] + "..."
+        raise UsageError(
+            f"--only-topics: {shown!r} is not a regular expression ({exc.msg})",
+            "e.g. --only-topics 'orders|payments-.*'",
+        ) from None
 
 
 def _write_files(
@@ -582,8 +709,11 @@ def summarize(outcome: Any, policy_dir: Path | None = None) -> None:
     and the policy changes to make first."""
     from rich.console import Console
 
+    from .degraded import print_degraded
+
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     _notes(console, outcome)
+    print_degraded(console, outcome.degraded)
     gap = outcome.replicas_added - outcome.lower_bound
     pct = f": +{gap / outcome.lower_bound:.2%}" if gap and outcome.lower_bound else ""
     moved = outcome.bytes_to_move
@@ -597,15 +727,14 @@ def summarize(outcome: Any, policy_dir: Path | None = None) -> None:
         console.print(
             f"bytes over the cap that had to leave their broker: >= {outcome.bytes_bound:,}"
         )
+    if any(b.status == "drained" for b in outcome.brokers):
+        console.print(f"replicas left on drained brokers: {outcome.left_on_drained}")
     console.print(_balance_table(outcome))
     _goal_lines(console, outcome)
+    _topic_lines(console, outcome)
     console.print(f"engine: {outcome.engine}; {outcome.seconds:.2f} s")
     if not outcome.plan:
-        console.print(
-            "no reassignment: every partition already meets its policy"
-            if outcome.policy_changes
-            else "nothing to do: every partition already meets its policy"
-        )
+        console.print(_nothing(outcome))
     if "rebalance" not in outcome.engine and any(
         b.after[1] - b.after[0] > 1 for b in outcome.balance
     ):
@@ -613,16 +742,67 @@ def summarize(outcome: Any, policy_dir: Path | None = None) -> None:
     _policy_lines(console, outcome, policy_dir)
 
 
+def _nothing(outcome: Any) -> str:
+    """Why the plan is empty, said as it is."""
+    if outcome.left_alone:
+        n = sum(t.partitions for t in outcome.left_alone)
+        return (
+            f"no reassignment: nothing asked needs a change; {n} partition(s) outside the "
+            "scope break their rule (listed above; --repair changes them)"
+        )
+    if outcome.policy_changes:
+        return "no reassignment: every partition already meets its policy"
+    return "nothing to do: every partition already follows its rule"
+
+
+TOPICS_SHOWN = 10  # topics of the per-topic breakdown in the text summary
+
+
+def _topic_lines(console: Any, outcome: Any) -> None:
+    """The per-topic breakdown (largest first) and the topics left alone."""
+    from .render import cell
+
+    rows = outcome.topics
+    if rows:
+        console.print(f"per topic ({len(rows)} changed, largest first):")
+        for t in rows[:TOPICS_SHOWN]:
+            size = "unknown" if t.bytes_to_move is None else f"{t.bytes_to_move:,}"
+            console.print(
+                cell(
+                    f"  {t.topic} ({t.rule}): {t.partitions_changed} partition(s), "
+                    f"+{t.replicas_added} -{t.replicas_removed} replicas, bytes {size}, "
+                    f"{t.leadership_changes} leadership change(s)"
+                )
+            )
+        if len(rows) > TOPICS_SHOWN:
+            console.print(f"  and {len(rows) - TOPICS_SHOWN} more (--format json lists all)")
+    alone = outcome.left_alone
+    if alone:
+        n = sum(t.partitions for t in alone)
+        console.print(
+            f"left alone: {n} partition(s) of {len(alone)} topic(s) break their rule outside "
+            "what was asked (--repair changes them):"
+        )
+        for t in alone[:TOPICS_SHOWN]:
+            console.print(cell(f"  {t.topic} ({t.rule}): {t.partitions}"))
+        if len(alone) > TOPICS_SHOWN:
+            console.print(f"  and {len(alone) - TOPICS_SHOWN} more (--format json lists all)")
+    if outcome.offline_kept:
+        console.print(
+            f"offline partitions not moved: {outcome.offline_kept} (no leader to copy from)"
+        )
+
+
 def _notes(console: Any, outcome: Any) -> None:
     """Topics left alone or missing, brokers the inventory does not place."""
     from .render import cell  # topic names: escaped, no markup
 
-    for topic in outcome.unmanaged_topics:
+    rules = outcome.rules
+    if rules:
         console.print(
-            cell(
-                f"note: topic {topic} has no placement policy in --topics or the cluster: "
-                "left alone"
-            )
+            f"topics: {rules.get('policy', 0)} with a policy of their own, "
+            f"{rules.get('default', 0)} on the cluster default, "
+            f"{rules.get('rack-aware', 0)} on Kafka's rack-aware rule (no policy)"
         )
     creates = {c.topic for c in outcome.policy_changes if c.action == "create"}
     for topic in outcome.missing_topics:
@@ -635,8 +815,8 @@ def _notes(console: Any, outcome: Any) -> None:
     if outcome.brokers_from == "snapshot":
         console.print("note: brokers and racks from the snapshot's brokers table")
     for ids, what in (
-        (outcome.unknown_brokers, "are not in --inventory: replicas of topics with a policy"),
-        (outcome.rackless_brokers, "have no rack in --inventory: replicas of topics with a policy"),
+        (outcome.unknown_brokers, "are not in --inventory: their replicas"),
+        (outcome.rackless_brokers, "have no rack in --inventory: their replicas"),
     ):
         if ids:
             console.print(
@@ -711,8 +891,9 @@ def _goal_lines(console: Any, outcome: Any) -> None:
     if outcome.leader_stats is not None and outcome.election:
         ls = outcome.leader_stats
         console.print(
-            f"leadership changes: {len(outcome.election)} (lower bound {ls.bound}; "
-            f"{ls.forced} forced: the old leader left its partition or its lead rack)"
+            f"leadership changes: {len(outcome.election)} ({ls.forced} forced: the old "
+            f"leader left the partition or became an observer; "
+            f"{len(outcome.election) - ls.forced} chosen; lower bound {ls.bound})"
         )
         if ls.uneven:
             console.print(

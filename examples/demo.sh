@@ -67,6 +67,13 @@ show "${cmd[*]} 2>/dev/null"
 show "mrc-plan plan show $tmp/drain-batches"
 mrc-plan plan show "$tmp/drain-batches"
 
+step "5c. A plain Apache Kafka cluster (no placement policy anywhere): drain brokers 9 and 10"
+# every topic follows Kafka's rack-aware rule: the drained replicas go back to their rack
+cmd=(mrc-plan assign --inventory examples/inventory.json --current examples/describe-apache.txt
+     --drain 9,10 --out "$tmp/apache-drain.json")
+show "${cmd[*]}"
+"${cmd[@]}" 2>&1 | grep -E '^(topics|partitions changed|replicas (added|left)|lower bound|leadership|  __consumer_offsets)'
+
 step "6. Brokers 12 and 13 join: rebalance onto them and even out the leaders"
 cmd=(mrc-plan assign --inventory examples/inventory-expanded.json --topics examples/topics.json
      --current "$tmp/current.json" --rebalance --balance-leaders --out "$tmp/rebalance.json"

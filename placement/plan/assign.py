@@ -235,9 +235,13 @@ def assign(
     fresh = {t.name: t.partitions for t in topics if t.partitions} if current is None else {}
     asked = bool(drained or topics or options.rebalance or options.balance_leaders)
     frozen = frozenset(offline_keys(current)) if current is not None else frozenset()
+    changes = _changes(topics, current) if policies_known else []
+    # the topics --topics asks to change: those whose policy differs from the cluster's
+    # (or that are new) when the cluster's policies are known, else every one it names
+    named = {c.topic for c in changes} if policies_known else {t.name for t in topics}
     scope = Scope(
         everything=ask.repair or options.rebalance or not asked,
-        topics=frozenset(t.name for t in topics),
+        topics=frozenset(named),
         only=ask.only_topics,
         frozen=frozen,
     )
@@ -312,7 +316,7 @@ def assign(
         goals=figures.goals,
         brokers_from=brokers_from,
         cluster_policies_known=policies_known and current is not None,
-        policy_changes=_changes(topics, current) if policies_known else [],
+        policy_changes=changes,
         brokers=figures.brokers,
         flows=rack_flows(inv, plan, before, sizes),
         degraded=degraded_report(current) if current is not None else None,

@@ -57,8 +57,7 @@ class RackFigures(_Model):
 
 
 class BrokerFigures(_Model):
-    """One broker's load before and after the plan, over the topics `assign` plans (those
-    with a policy; unmanaged_topics are left out)."""
+    """One broker's load before and after the plan, over every topic of the cluster."""
 
     broker: int
     rack: str | None = Field(description="from the inventory; null: none there, or absent")
@@ -95,7 +94,7 @@ RuleKind = Literal["policy", "default", "rack-aware"]
 
 
 class TopicFigures(_Model):
-    """What the plan changes in one topic (docs/definitions.md, per-topic breakdown)."""
+    """What the plan changes in one topic (docs/definitions.md, movement)."""
 
     topic: str
     rule: RuleKind = Field(

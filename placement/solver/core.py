@@ -35,7 +35,7 @@ from placement.errors import NoSolutionError
 from placement.io.columns import OBSERVERS, REPLICAS, Columns
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.policy import PlacementPolicy
-from placement.model.rackaware import spread_ok
+from placement.model.rackaware import level, spread_ok
 from placement.solver.columns import positions, sums
 from placement.solver.flow import Item, RackFlow, Targets, water_level
 from placement.solver.rackaware import as_policy, target_counts
@@ -157,7 +157,9 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
     cols = req.columns
     scope = req.scope
     allows = None if scope.only is None and not scope.frozen else scope.allows
-    judged = None if cols is None else _meeting_columns(cols, parts, expect, home, first_rack)
+    judged = (
+        None if cols is None else _meeting_columns(cols, parts, expect, home, first_rack, c.sizes)
+    )
     if cols is None or judged is None:
         meets = _meeting(parts, list(map(expect.get, map(itemgetter(0), before))), home)
         keys = list(compress(before, meets))
@@ -586,12 +588,15 @@ def _meeting_columns(
     expect: Mapping[str, _Expected],
     home: Mapping[int, str],
     first_rack: bool = False,
+    rule_racks: Mapping[str, int] | None = None,
 ) -> np.ndarray | None:
     """`_meeting` over the columns of ``parts``, at C speed: each partition's racks, sync
     and observer, counted into one 64-bit number per partition (a field of bits per rack
     and kind, and one for brokers that are away) and compared with its policy's. None when
     those fields do not fit in 64 bits or a list is longer than `_LONGEST` (then one
-    partition at a time)."""
+    partition at a time). ``rule_racks`` (brokers per rack that stay): a partition of a
+    topic without a policy meets Kafka's rack-aware rule over those racks (without it,
+    such a partition never meets: one partition at a time)."""
     expected = [expect.get(name) for name in cols.names]
     wanted = [e for e in expected if e is not None]
     racks = sorted(set(home.values()).union(*(e.per_rack for e in wanted)))
@@ -635,6 +640,10 @@ def _meeting_columns(
     met: np.ndarray = has & (counted == want[t])
     if first_rack:
         met &= first == lead[t]
+    if rule_racks is not None:
+        free = np.array([e is None for e in expected], dtype=bool)
+        if free.any():
+            met = np.where(free[t], _follow_rule(counted, cols, racks, rule_racks, width), met)
     # no broker twice: each replica against those 1, 2, ... places before it in its list
     twice = np.zeros(cols.flat.size, dtype=bool)
     for d in range(1, longest):
@@ -650,6 +659,37 @@ def _meeting_columns(
 
 
 _LONGEST = 64  # the longest replica list `_meeting_columns` judges
+
+
+def _follow_rule(
+    counted: np.ndarray,
+    cols: Columns,
+    racks: list[str],
+    sizes: Mapping[str, int],
+    width: int,
+) -> np.ndarray:
+    """Per partition of ``cols``, whether its fields (``counted``, as `_meeting_columns`
+    packs them) follow Kafka's rack-aware rule: no broker away, no observer, and each
+    rack's count between its floor and its ceiling for the partition's replica count."""
+    n_racks = len(racks)
+    longest = int(cols.sizes.max(initial=0))
+    low = np.ones((longest + 1, n_racks), dtype=np.int64)  # low > high: never met
+    high = np.zeros((longest + 1, n_racks), dtype=np.int64)
+    for n in range(1, longest + 1):
+        top = level(n, sizes.values())
+        if top is None:
+            continue
+        for i, rack in enumerate(racks):
+            c = sizes.get(rack, 0)
+            low[n, i], high[n, i] = min(c, top - 1), min(c, top)
+    lengths = cols.sizes
+    others = counted >> np.uint64(n_racks * width)  # observer and away fields
+    ok: np.ndarray = (lengths > 0) & (others == 0) & (cols.observers == 0)
+    mask = np.uint64((1 << width) - 1)
+    for i in range(n_racks):
+        count = ((counted >> np.uint64(i * width)) & mask).astype(np.int64)
+        ok &= (count >= low[lengths, i]) & (count <= high[lengths, i])
+    return ok
 
 
 def _tally_columns(

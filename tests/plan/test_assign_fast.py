@@ -167,3 +167,38 @@ def test_the_topic_spread_is_the_plain_spread(seed: int) -> None:
     )
     assert racks.topic_spread(counts) == plain
     assert racks.topic_spread(Counter()) == 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_partitions_without_a_policy_are_judged_by_the_rule_as_one_by_one(seed: int) -> None:
+    """Kafka's rack-aware rule judged on the columns agrees with the rule itself, partition
+    by partition: drained brokers, a broker twice, observers, every spread."""
+    from collections import Counter
+
+    from placement.model.rackaware import spread_ok
+
+    rng = random.Random(seed)
+    members = {r: [10 * i + j for j in range(1, rng.randint(3, 6))] for i, r in enumerate(RACKS)}
+    home = {b: r for r, ids in members.items() for b in ids if b % 10 != 1}  # x1: drained
+    sizes = dict(Counter(home.values()))
+    everyone = [b for ids in members.values() for b in ids] + [99]
+    parts = []
+    for p in range(600):
+        reps = [rng.choice(everyone) for _ in range(rng.randint(1, 6))]
+        if rng.random() < 0.8:
+            reps = list(dict.fromkeys(reps))
+        obs = reps[-1:] if rng.random() < 0.05 else []
+        parts.append(PartitionAssignment("none", p, tuple(reps), tuple(obs)))
+    for p in range(600, 700):  # and some that follow it: one replica in each rack
+        reps = [rng.choice([b for b in ids if b in home]) for ids in members.values()]
+        parts.append(PartitionAssignment("none", p, tuple(rng.sample(reps, len(reps)))))
+    want = []
+    for a in parts:
+        at = [home.get(b) for b in a.replicas]
+        ok = None not in at and len(set(a.replicas)) == len(a.replicas) and not a.observers
+        want.append(ok and spread_ok(Counter(at), sizes, len(at)))  # type: ignore[arg-type]
+    cols = Columns.of(parts)
+    assert cols is not None
+    judged = _meeting_columns(cols, parts, {}, home, rule_racks=sizes)
+    assert judged is not None and judged.tolist() == want
+    assert 100 <= sum(want) < len(parts)
