@@ -220,10 +220,7 @@ def test_assign_with_nothing_to_do_removes_old_outputs_and_says_so(
     old = {n: tmp_path / f"{n}.json" for n in ("out", "rollback", "election")}
     for path in old.values():
         path.write_text('{"version":1,"partitions":[{"topic":"orders","partition":0}]}')
-    r = cli(
-        [*ASSIGN, "--current", current, "--balance-leaders"]
-        + [x for n, p in old.items() for x in (f"--{n}", p)]
-    )
+    r = cli([*ASSIGN, "--current", current] + [x for n, p in old.items() for x in (f"--{n}", p)])
     assert r.exit_code == 0, r.output
     assert "nothing to do" in r.stderr
     for path in old.values():

@@ -21,7 +21,15 @@ from _dom import figures, mismatches
 from _reports import REPO, Cli, Report, cluster
 
 from placement.html.assign import render_assign
-from placement.plan.summary import AssignSummary, BrokerFigures, GoalFigure, RackFigures, RackFlow
+from placement.plan.summary import (
+    AssignSummary,
+    BrokerFigures,
+    GoalFigure,
+    LeftAlone,
+    RackFigures,
+    RackFlow,
+    TopicFigures,
+)
 
 HOSTILE = '<script>alert(1)</script>"\x1b[31m\u202e$x$'
 EXAMPLES = REPO / "examples"
@@ -251,7 +259,26 @@ def _big(brokers: int, racks: int) -> AssignSummary:
             RackFigures(rack=r, replicas_before=(3000, 3399), replicas_after=(3000, 3419))
             for r in names
         ],
-        unmanaged_topics=[],
+        topic_rules={"policy": 900, "default": 60, "rack-aware": 40},
+        scope="asked",
+        only_topics=None,
+        replicas_left_on_drained=0,
+        leadership_forced=4_000,
+        leadership_chosen=1_000,
+        topics=[
+            TopicFigures(
+                topic=f"topic-{i:04d}",
+                rule="policy",
+                partitions_changed=30,
+                replicas_added=30,
+                replicas_removed=30,
+                bytes_to_move=30 * 2**28,
+                leadership_changes=5,
+            )
+            for i in range(1_000)
+        ],
+        left_alone=[LeftAlone(topic="legacy", partitions=3, rule="rack-aware")],
+        offline_kept=0,
         missing_topics=[],
         brokers_from="snapshot",
         cluster_policies_known=True,

@@ -74,7 +74,8 @@ def test_bytes_to_move_are_unknown_without_sizes(
     """A snapshot from describe output has no sizes: the text says unknown, never 0.0 GiB."""
     examples = Path(__file__).resolve().parents[2] / "examples"
     snap, plan = tmp_path / "snap", tmp_path / "plan.json"
-    inputs = ["--inventory", examples / "inventory.json", "--topics", examples / "topics.json"]
+    inputs = ["--inventory", examples / "inventory.json"]
+    inputs += ["--topics", examples / "topics-describe.json"]
     example_snapshot(snap)
     r = cli(["assign", *inputs, "--current", snap, "--drain", "4", "--out", plan])
     assert r.exit_code == 0, r.output
