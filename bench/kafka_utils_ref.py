@@ -1,4 +1,4 @@
-"""Reference rebalance: Yelp kafka-utils 4.1.0's kafka-cluster-manager, run offline.
+"""Reference rebalance and decommission: Yelp kafka-utils 4.1.0's kafka-cluster-manager, offline.
 
 Runs in its own venv (kafka-utils pins old dependencies; keep them out of .venv):
 
@@ -9,25 +9,34 @@ Runs in its own venv (kafka-utils pins old dependencies; keep them out of .venv)
 
     /work/main/.venv-kafka-utils/bin/python bench/kafka_utils_ref.py \\
         --inventory INV.json --current CURRENT.json --out OUT.json \\
-        [--balancer partition_count|genetic] [--balancer-args "--num-gens 3000"]
+        [--balancer partition_count|genetic] [--balancer-args "--num-gens 3000"] \\
+        [--decommission 4,5] [--leaders]
 
 What it replicates, without ZooKeeper or Kafka:
 
     kafka-cluster-manager [--partition-count-balancer|--genetic-balancer] \\
-        rebalance --replication-groups --brokers --max-partition-movements <inf>
+        rebalance --replication-groups --brokers [--leaders] --max-partition-movements <inf>
+    kafka-cluster-manager decommission 4 5 --max-partition-movements <inf>
+        [then: kafka-cluster-manager rebalance --leaders]
 
 kafka_utils.kafka_cluster_manager.cmds.command.ClusterManagerCmd.run reads brokers and the
 assignment from ZooKeeper and builds a ClusterTopology(assignment, brokers, partition_measurer,
 rg_parser.get_replication_group); RebalanceCmd.run_command then calls balancer.rebalance() and
-diffs ClusterTopology.assignment against the old one. Here the brokers come from INV.json
-(metadata {"host", "rack"}; the replication group is the rack), the assignment from
-CURRENT.json, the measurer is UniformPartitionMeasurer (the CLI default: weight = size = 1),
-and the balancer is PartitionCountBalancer (the CLI default) or GeneticBalancer. Leaders are
-not balanced (no --leaders). The CLI then trims the plan to --max-partition-movements (default
-1) partitions per run; this writes the whole plan, as if that limit were unbounded.
+diffs ClusterTopology.assignment against the old one; DecommissionCmd.run_command calls
+balancer.decommission_brokers(ids) instead. Here the brokers come from INV.json (metadata
+{"host", "rack"}; the replication group is the rack), the assignment from CURRENT.json, the
+measurer is UniformPartitionMeasurer (the CLI default: weight = size = 1), and the balancer
+is PartitionCountBalancer (the CLI default) or GeneticBalancer. A broker the assignment names
+but INV.json lacks is inactive, as ClusterTopology makes a broker ZooKeeper does not list: a
+dead broker, which `--decommission` empties like any other. Leaders are balanced only with
+--leaders: rebalance then balances them too; after a decommission they are balanced by the
+`rebalance --leaders` a user runs next, on the same topology. The CLI trims the plan to
+--max-partition-movements (default 1) partitions and --max-leader-changes leader-only changes
+per run; this writes the whole plan, as if both limits were unbounded: every partition whose
+replica list changed, moves and leader-only reorders alike.
 
-"seconds" times balancer construction plus rebalance() (time.perf_counter), after the topology
-is built; the JSON also has the topology build time and the total.
+"seconds" times balancer construction plus rebalance() or the decommission (time.perf_counter),
+after the topology is built; the JSON also has the topology build time and the total.
 
 Caveats: PartitionCountBalancer breaks ties by iterating sets of objects hashed by address, so
 the plan (not the move count, so far) varies from run to run. Broker.move_partition appends
@@ -84,12 +93,12 @@ def replication_group(broker: Broker) -> str | None:
     return (broker.metadata or {}).get("rack")
 
 
-def rebalance_args(balancer_args: list[str]) -> argparse.Namespace:
+def rebalance_args(balancer_args: list[str], leaders: bool = False) -> argparse.Namespace:
     """The namespace `kafka-cluster-manager rebalance --replication-groups --brokers` builds."""
     return argparse.Namespace(
         replication_groups=True,
         brokers=True,
-        leaders=False,
+        leaders=leaders,
         max_partition_movements=UNBOUNDED,
         max_leader_changes=DEFAULT_MAX_LEADER_CHANGES,
         max_movement_size=None,
@@ -100,10 +109,17 @@ def rebalance_args(balancer_args: list[str]) -> argparse.Namespace:
     )
 
 
-def run(inventory: str, current: str, balancer_name: str, balancer_args: list[str]) -> dict:
+def run(
+    inventory: str,
+    current: str,
+    balancer_name: str,
+    balancer_args: list[str],
+    decommission: list[int] | None = None,
+    leaders: bool = False,
+) -> dict:
     t_start = time.perf_counter()
     brokers, base = read_inputs(inventory, current)
-    args = rebalance_args(balancer_args)
+    args = rebalance_args(balancer_args, leaders and not decommission)
     t_read = time.perf_counter()
     measurer = UniformPartitionMeasurer(None, brokers, base, args)
     topology = ClusterTopology(base, brokers, measurer, replication_group)
@@ -114,7 +130,12 @@ def run(inventory: str, current: str, balancer_name: str, balancer_args: list[st
         # balancer makes at most one move per generation, and never checks this limit.
         args.max_partition_movements = args.num_gens
     t_init = time.perf_counter()
-    balancer.rebalance()
+    if decommission:
+        balancer.decommission_brokers(decommission)
+        if leaders:
+            balancer.rebalance_leaders()
+    else:
+        balancer.rebalance()
     t_done = time.perf_counter()
 
     new = topology.assignment
@@ -130,11 +151,9 @@ def run(inventory: str, current: str, balancer_name: str, balancer_args: list[st
             continue
         leaders_changed += replicas[0] != old[0]
         added = len(set(replicas) - set(old))
-        if added:
-            moves += added
-            changed.append({"topic": tp[0], "partition": tp[1], "replicas": replicas})
-        else:
-            leader_only += 1
+        moves += added
+        leader_only += not added
+        changed.append({"topic": tp[0], "partition": tp[1], "replicas": replicas})
     rack = {b: (m or {}).get("rack") for b, m in brokers.items()}
     broken = sum(
         1
@@ -152,11 +171,12 @@ def run(inventory: str, current: str, balancer_name: str, balancer_args: list[st
     return {
         "seconds": t_done - t_topology,
         "moves": moves,
-        "partitions_changed": len(changed),
+        "partitions_changed": len(changed) - leader_only,
         "leader_only_changes": leader_only,
         "preferred_leaders_changed": leaders_changed,
         "plan": {"version": 1, "partitions": changed},
-        "balancer": f"kafka-utils {BALANCERS[balancer_name].__name__}",
+        "balancer": f"kafka-utils {BALANCERS[balancer_name].__name__}"
+        + (f" decommission {','.join(map(str, decommission))}" if decommission else ""),
         "balancer_args": balancer_args,
         "per_broker_after": per_broker,
         "per_rack_min_max_after": dict(sorted(per_rack.items())),
@@ -183,11 +203,27 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help='passed to the balancer as kafka-cluster-manager does, e.g. "--num-gens 3000"',
     )
+    ap.add_argument(
+        "--decommission",
+        type=lambda text: [int(x) for x in text.split(",")],
+        help="broker ids to empty (decommission), e.g. 4,5, instead of a rebalance",
+    )
+    ap.add_argument("--leaders", action="store_true", help="balance preferred leaders too")
     ap.add_argument("-v", "--verbose", action="store_true", help="kafka-utils INFO logging")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING)
-    result = run(args.inventory, args.current, args.balancer, args.balancer_args)
-    result["lower_bound"] = _lower_bound(args.inventory, args.current)
+    result = run(
+        args.inventory,
+        args.current,
+        args.balancer,
+        args.balancer_args,
+        args.decommission,
+        args.leaders,
+    )
+    # the bound of a rebalance; a decommission's is the replicas on the brokers it empties
+    result["lower_bound"] = (
+        None if args.decommission else _lower_bound(args.inventory, args.current)
+    )
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(
         f"{result['balancer']}: moves {result['moves']} (lower bound {result['lower_bound']}), "
