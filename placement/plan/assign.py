@@ -233,7 +233,12 @@ def assign(
     policies, kinds = _rules(present, given, given, ask.defaults)
     missing = sorted({t.name for t in topics} - present) if current is not None else []
     fresh = {t.name: t.partitions for t in topics if t.partitions} if current is None else {}
-    asked = bool(drained or topics or options.rebalance or options.balance_leaders)
+    # brokers holding replicas that the inventory lacks, or places in no rack: dead, or
+    # on their way out; moving their replicas is asked for by the inventory itself
+    rack_of = inv.rack_of
+    held = set(chain.from_iterable(map(REPLICAS, assignments)))
+    dead = {b for b in held if rack_of.get(b) is None}
+    asked = bool(drained or dead or topics or options.rebalance or options.balance_leaders)
     frozen = frozenset(offline_keys(current)) if current is not None else frozenset()
     changes = _changes(topics, current) if policies_known else []
     # the topics --topics asks to change: those whose policy differs from the cluster's

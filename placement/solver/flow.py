@@ -51,7 +51,7 @@ class Item:
     need: int  # replicas the rack must hold, beyond those pinned outside the flow
     held: tuple[int, ...]  # brokers holding it now that may keep it (staying is free)
     new: tuple[int, ...] | None = None  # brokers it may move to; None: every receiver
-    sticky: int | None = None  # a held broker it should keep (its leader): leaving costs more
+    sticky: int | None = None  # a held broker it keeps (its leader) unless it must leave
     leads: bool = False  # its old leader is gone and the broker it gets here will lead
     # led from this rack and its old leader gone: one of its brokers here will lead it
     leader_left: bool = False
@@ -211,7 +211,9 @@ class _Weights:
     @classmethod
     def of(cls, t_cap: int, l_cap: int) -> _Weights:
         rack = 2 * t_cap + 2  # one replica of rack imbalance outweighs any topic change
-        sticky = t_cap + 1  # between the two: keep a leader unless the rack needs it moved
+        # a partition that gives up a replica here keeps its leader's (the leader rule):
+        # above any balance one replica brings, below a move
+        sticky = rack * (l_cap + 2) + t_cap + 1
         move = 2 * rack * (l_cap + 2) + 2 * sticky  # any balance gain one replica brings
         return cls(1, rack, sticky, move, 4 * move)  # fill: a floor is met even by moves
 

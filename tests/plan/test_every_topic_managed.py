@@ -205,9 +205,9 @@ def test_every_topic_is_managed_and_nothing_else_changes(
     changed_topic = {t.name for t in topics}
     rule = {t: case["policies"].get(t, case["default"]) for t in kinds}  # type: ignore[attr-defined]
     rule |= {t.name: t.policy for t in topics}
-    # dead brokers alone ask for nothing: the run then repairs every partition (scope
-    # "everything"); a drain, a policy change or --balance-leaders asks for something
-    everything = not (drained or topics or balance_leaders)
+    # a run that asks for nothing (no drain, no dead broker, no policy change, no
+    # --balance-leaders) repairs every partition that breaks its rule (scope "everything")
+    everything = not (drained or dead or topics or balance_leaders)
     broken: set[Key] = case["broken"]  # type: ignore[assignment]
     bound = 0
     for a in out.plan:
