@@ -348,7 +348,7 @@ def test_a_partition_that_gives_up_a_replica_keeps_its_leaders() -> None:
     inv = inventory({"a": 3, "b": 3, "c": 3})  # a: 1-3, b: 4-6, c: 7-9
     current = [PA("t", 0, (1, 2, 4)), PA("t", 1, (2, 1, 5)), PA("t", 2, (4, 5, 1))]
     current.append(PA("t", 3, (1, 4, 7)))  # broker 1 the busiest of rack a
-    sol, after = run(Request(inv, {}, current, scope=Scope(everything=True)))
+    sol, _ = run(Request(inv, {}, current, scope=Scope(everything=True)))
     before = {a.key: a for a in current}
     assert {a.key for a in sol.plan} == {("t", 0), ("t", 1), ("t", 2)}
     for a in sol.plan:
