@@ -50,7 +50,12 @@ def read_current(path: str | Path) -> CurrentState:
     """Reassignment JSON, `kafka-topics --describe` text, or a snapshot directory."""
     p = Path(path)
     if p.is_dir():
-        from placement.io.snapshot import read_snapshot, snapshot_assignments, snapshot_policies
+        from placement.io.snapshot import (
+            list_column,
+            read_snapshot,
+            snapshot_assignments,
+            snapshot_policies,
+        )
 
         snap = read_snapshot(p)
         assignments, sizes = snapshot_assignments(snap)
@@ -63,10 +68,10 @@ def read_current(path: str | Path) -> CurrentState:
             )
             if m is not None
         }
-        isr: list[Isr] = [
-            None if i is None else _shared(tuple(i), a)
-            for i, a in zip(snap.partitions.column("isr").to_pylist(), assignments, strict=True)
-        ]
+        column = snap.partitions.column("isr")
+        isr: list[Isr] = list(map(_shared, list_column(column), assignments))
+        for i in column.is_null().to_numpy(zero_copy_only=False).nonzero()[0].tolist():
+            isr[i] = None  # not recorded
         leaders = snap.partitions.column("leader").to_pylist()
         return CurrentState(
             assignments, snapshot_policies(p, snap.topics), sizes, min_isr, isr, leaders

@@ -642,29 +642,51 @@ def snapshot_policies(root: str | Path, topics: pa.Table) -> dict[str, Placement
     return out
 
 
+def list_column(column: Any) -> list[tuple[int, ...]]:
+    """A list<int> column as tuples (a null list is empty), sliced from one flat list of
+    Python ints rather than made one Python list per row."""
+    import numpy as np
+    import pyarrow as pa
+
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    lengths = array.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
+    flat = array.flatten().to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    values = flat.tolist()
+    ends = np.cumsum(lengths).tolist()
+    starts = [0, *ends[:-1]]
+    return list(map(tuple, map(values.__getitem__, map(slice, starts, ends))))
+
+
 def snapshot_assignments(
     snap: Snapshot, topics: Collection[str] = ()
 ) -> tuple[list[PartitionAssignment], dict[Key, int]]:
     """The partitions as assignments (only those of ``topics``, when given), and the sizes
-    of those that have one."""
-    from placement.model.assignment import PartitionAssignment
+    of those that have one. The objects are made a column at a time (a snapshot holds up
+    to millions of rows)."""
+    from placement.io.ownlayout import assignments as made
 
-    wanted = set(topics)
     parts = snap.partitions
-    columns = ("topic", "partition", "replicas", "observers", "size_bytes")
-    assignments: list[PartitionAssignment] = []
-    sizes: dict[Key, int] = {}
-    for topic, partition, replicas, observers, size in zip(
-        *(parts.column(c).to_pylist() for c in columns), strict=True
-    ):
-        if wanted and topic not in wanted:
-            continue
-        assignments.append(
-            PartitionAssignment(topic, partition, tuple(replicas), tuple(observers or ()))
-        )
-        if size is not None:
-            sizes[(topic, partition)] = size
-    return assignments, sizes
+    if topics:
+        import pyarrow.compute as pc
+
+        parts = parts.filter(pc.is_in(parts.column("topic"), value_set=_strings(set(topics))))
+    names = parts.column("topic").to_pylist()
+    numbers = parts.column("partition").to_pylist()
+    replicas = list_column(parts.column("replicas"))
+    observers = list_column(parts.column("observers"))
+    rows = made(names, numbers, replicas, observers)
+    sizes = {
+        (t, n): size
+        for t, n, size in zip(names, numbers, parts.column("size_bytes").to_pylist(), strict=True)
+        if size is not None
+    }
+    return rows, sizes
+
+
+def _strings(values: set[str]) -> Any:
+    import pyarrow as pa
+
+    return pa.array(sorted(values), pa.string())
 
 
 def snapshot_inventory(root: str | Path) -> LoadedInventory:

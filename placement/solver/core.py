@@ -1073,8 +1073,9 @@ def _choose_leaders(
         return _first_rack_leaders(req, c, before, after, touched, balance_leaders, derived, alone)
     forced = {k for k in touched if before[k].replicas[0] not in after[k].sync}
     keys = sorted(_free(req, after, alone)) if balance_leaders else sorted(forced)
-    movable = set(keys)
-    leading = Counter(a.replicas[0] for k, a in after.items() if a.replicas and k not in movable)
+    # preferred leaders per broker of the partitions that keep theirs, at C speed
+    leading = Counter(map(itemgetter(0), filter(None, map(REPLICAS, after.values()))))
+    leading.subtract(after[k].replicas[0] for k in keys if after[k].replicas)
     weight = {b: leading[b] for b in sorted(c.usable)}
     cands: list[list[int]] = []
     olds: list[int] = []
