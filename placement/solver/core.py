@@ -1081,28 +1081,43 @@ def _choose_leaders(
     olds: list[int] = []
     swap: dict[tuple[Key, int], int] = {}
     kept = dict.fromkeys(weight, 0)
-    for key in keys:
+    # the forced ones choose within the old leader's rack, rack by rack (each rack evened
+    # on its own); the rest (no sync replica left there, or --balance-leaders) over every
+    # broker together
+    groups: dict[str | None, list[int]] = {}
+    for i, key in enumerate(keys):
         a = after[key]
         old = before[key].replicas[0]
         cand: list[int] = []
+        home: str | None = None
         if key in forced and not balance_leaders:
-            rack = c.rack_of.get(old)
-            if rack is not None:
-                cand = _leader_candidates(c, rack, key, True, before, a, weight, swap)
+            home = c.rack_of.get(old)
+            if home is not None:
+                cand = _leader_candidates(c, home, key, True, before, a, weight, swap)
         if not cand:
+            home = None
             cand = [b for b in a.sync if b in weight]
         cands.append(cand)
         olds.append(old)
+        groups.setdefault(home, []).append(i)
         if old in cand and key not in forced:
             kept[old] += 1
-    used = set(chain.from_iterable(cands))
-    fixed = {b: w for b, w in weight.items() if w or b in used}
-    picks = leader_flow(fixed, cands, olds, even=balance_leaders) if fixed else [None] * len(keys)
-    for key, pick in zip(keys, picks, strict=True):
-        leader = pick if pick is not None else after[key].replicas[0]
-        if leader in fixed:
-            fixed[leader] += 1
-        after[key] = _led_by(after[key], leader, swap.get((key, leader)))
+    fixed: dict[int, int] = {}
+    for home in sorted(groups, key=lambda r: (r is None, r or "")):
+        idx = groups[home]
+        mine = [cands[i] for i in idx]
+        used = set(chain.from_iterable(mine))
+        members = weight.keys() if home is None else c.members.get(home, ())
+        fixed = {b: weight[b] for b in members if b in weight and (weight[b] or b in used)}
+        picks = leader_flow(fixed, mine, [olds[i] for i in idx], even=balance_leaders)
+        for i, pick in zip(idx, picks, strict=True):
+            key = keys[i]
+            leader = pick if pick is not None else after[key].replicas[0]
+            if leader in weight:
+                weight[leader] += 1
+                if leader in fixed:
+                    fixed[leader] += 1
+            after[key] = _led_by(after[key], leader, swap.get((key, leader)))
     bound = 0
     uneven: tuple[str, ...] = ()
     if balance_leaders and fixed:
