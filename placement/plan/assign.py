@@ -238,12 +238,13 @@ def assign(
     rack_of = inv.rack_of
     held = set(chain.from_iterable(map(REPLICAS, assignments)))
     dead = {b for b in held if rack_of.get(b) is None}
-    asked = bool(drained or dead or topics or options.rebalance or options.balance_leaders)
     frozen = frozenset(offline_keys(current)) if current is not None else frozenset()
     changes = _changes(topics, current) if policies_known else []
     # the topics --topics asks to change: those whose policy differs from the cluster's
-    # (or that are new) when the cluster's policies are known, else every one it names
+    # (or that are new) when the cluster's policies are known, else every one it names;
+    # a topics file that restates the cluster's policies asks for nothing
     named = {c.topic for c in changes} if policies_known else {t.name for t in topics}
+    asked = bool(drained or dead or named or options.rebalance or options.balance_leaders)
     scope = Scope(
         everything=ask.repair or options.rebalance or not asked,
         topics=frozenset(named),

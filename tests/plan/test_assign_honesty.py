@@ -14,7 +14,7 @@ from typer.testing import Result
 
 from placement.io.current import read_current
 from placement.io.inventory import load_inventory
-from placement.plan.assign import assign
+from placement.plan.assign import Ask, assign
 from placement.plan.topics import read_topics
 from placement.rules.base import CheckContext
 
@@ -44,6 +44,7 @@ def _assign(cli: Cli, inventory: Path, current: Path, out: Path) -> Result:
             EXAMPLES / "topics-describe.json",
             "--current",
             current,
+            "--repair",  # the topics file creates topics: only --repair mends orders-1 too
             "--out",
             out,
         ]
@@ -61,7 +62,7 @@ def test_assign_names_brokers_the_inventory_does_not_place(cli: Cli, tmp_path: P
     # and as data, for whatever renders the outcome
     loaded = load_inventory(inventory)
     specs = read_topics(EXAMPLES / "topics-describe.json", CheckContext(loaded.inventory))
-    outcome = assign(loaded, specs, read_current(EXAMPLES / "describe.txt"))
+    outcome = assign(loaded, specs, read_current(EXAMPLES / "describe.txt"), ask=Ask(repair=True))
     assert outcome.unknown_brokers == [11]
     assert outcome.rackless_brokers == [10]
 
@@ -73,7 +74,7 @@ def test_bytes_to_move_is_unknown_without_sizes(cli: Cli, tmp_path: Path) -> Non
     assert "bytes to move: 0" not in r.stderr
     loaded = load_inventory(inventory)
     specs = read_topics(EXAMPLES / "topics-describe.json", CheckContext(loaded.inventory))
-    outcome = assign(loaded, specs, read_current(EXAMPLES / "describe.txt"))
+    outcome = assign(loaded, specs, read_current(EXAMPLES / "describe.txt"), ask=Ask(repair=True))
     assert outcome.plan and outcome.replicas_added > 0
     assert outcome.bytes_to_move is None
     # with sizes, the number
@@ -92,7 +93,7 @@ def test_bytes_to_move_is_unknown_without_sizes(cli: Cli, tmp_path: Path) -> Non
         ]
     )
     assert made.exit_code == 0, made.stderr
-    sized = assign(loaded, specs, read_current(snap))
+    sized = assign(loaded, specs, read_current(snap), ask=Ask(repair=True))
     assert sized.bytes_to_move is not None and sized.bytes_to_move > 0
     r = _assign(cli, inventory, snap, tmp_path / "plan2.json")
     assert f"bytes to move: {sized.bytes_to_move:,}" in r.stderr

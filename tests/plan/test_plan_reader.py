@@ -137,6 +137,7 @@ def _out_dir(cli: Cli, tmp_path: Path) -> Path:
             EXAMPLES / "topics-describe.json",
             "--current",
             EXAMPLES / "describe.txt",
+            "--repair",  # orders-1 breaks its policy: the plan mends it
             "--out-dir",
             out,
             "--batch-size",
