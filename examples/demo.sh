@@ -112,7 +112,7 @@ mrc-plan snapshot from-describe examples/describe.txt --inventory examples/inven
 cmd=(mrc-plan assign --current "$tmp/snap" --topics examples/topics-changes.json
      --out "$tmp/change.json" --policy-dir "$tmp/policies")
 show "${cmd[*]}"
-"${cmd[@]}" 2>&1 | grep -E '^(policy changes|  |partitions changed|replicas added)'
+"${cmd[@]}" 2>&1 | grep -E '^(degraded|policy changes|per topic|left alone|  |partitions changed|replicas added)'
 show "grep -- --alter $tmp/policies/policy-changes.sh"
 grep -- --alter "$tmp/policies/policy-changes.sh"
 
