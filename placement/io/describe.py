@@ -101,12 +101,13 @@ def _split_configs(text: str, line: int, column: int) -> dict[str, ConfigValue]:
             in_str = esc = False
             while end < n:
                 ch = text[end]
-                if in_str:
-                    esc = not esc and ch == "\\"
-                    if ch == '"' and not esc:
-                        in_str = False
-                    if ch != "\\":
+                if in_str:  # a backslash escapes the next character, a quote included
+                    if esc:
                         esc = False
+                    elif ch == "\\":
+                        esc = True
+                    elif ch == '"':
+                        in_str = False
                 elif ch == '"':
                     in_str = True
                 elif ch in "{[":

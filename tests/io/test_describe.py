@@ -90,3 +90,25 @@ def test_validate_positions_with_odd_line_ends(brk: bytes) -> None:
     diags = validate_describe_bytes(data, "d.txt", CheckContext())
     assert [d.code for d in diags] == ["MRC101"]
     assert all(d.line >= 1 and d.column >= 1 for d in diags)
+
+
+@pytest.mark.parametrize(
+    ("rack", "json_rack"),
+    [('us-"west', r"us-\"west"), ("us-west\\", "us-west\\\\"), ('a\\"b', r"a\\\"b")],
+)
+def test_a_quote_or_backslash_escaped_in_a_config_value_stays_inside_its_string(
+    rack: str, json_rack: str
+) -> None:
+    """A JSON string's escaped quote does not end it, and an escaped backslash before the
+    closing quote does not hide that quote: the value ends at its closing brace, and the
+    next key is read apart."""
+    import json
+
+    from placement.io.describe import _split_configs
+
+    policy = '{"version":2,"replicas":[{"count":1,"constraints":{"rack":"' + json_rack + '"}}]}'
+    configs = _split_configs(f"confluent.placement.constraints={policy},segment.bytes=1", 1, 1)
+    value = configs["confluent.placement.constraints"].value
+    assert value == policy
+    assert json.loads(value)["replicas"][0]["constraints"]["rack"] == rack
+    assert configs["segment.bytes"].value == "1"
