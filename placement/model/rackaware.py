@@ -15,7 +15,18 @@ other's choice of where a partition's replicas go, only this definition of valid
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping
+
+from placement.model.inventory import Inventory
+
+
+def rack_sizes(inventory: Inventory, drained: Collection[int]) -> dict[str, int]:
+    """Brokers per rack that stay in the cluster: the rule's racks (a rack whose every
+    broker is drained is none of them)."""
+    return dict(
+        Counter(b.rack for b in inventory.brokers if b.rack is not None and b.id not in drained)
+    )
 
 
 def level(n: int, sizes: Iterable[int]) -> int | None:
@@ -36,15 +47,25 @@ def level(n: int, sizes: Iterable[int]) -> int | None:
     return low
 
 
+def rack_bounds(n: int, sizes: Mapping[str, int]) -> dict[str, tuple[int, int]] | None:
+    """Per rack of ``sizes`` brokers, the fewest and the most of ``n`` replicas the rule
+    lets it hold, ``(min(c, L - 1), min(c, L))``; None when the racks together have fewer
+    than ``n`` brokers. A rack left out of ``sizes`` holds none."""
+    top = level(n, sizes.values())
+    if top is None:
+        return None
+    return {r: (min(c, top - 1), min(c, top)) for r, c in sizes.items()}
+
+
 def spread_ok(counts: Mapping[str, int], sizes: Mapping[str, int], n: int) -> bool:
     """Whether ``counts`` (replicas per rack, summing to ``n``) follow the rule over racks
     of ``sizes`` brokers (racks with none are left out of ``sizes``)."""
-    top = level(n, sizes.values())
-    if top is None or sum(counts.values()) != n:
+    bounds = rack_bounds(n, sizes)
+    if bounds is None or sum(counts.values()) != n:
         return False
     if any(r not in sizes and k > 0 for r, k in counts.items()):
         return False
-    return all(min(c, top - 1) <= counts.get(r, 0) <= min(c, top) for r, c in sizes.items())
+    return all(low <= counts.get(r, 0) <= high for r, (low, high) in bounds.items())
 
 
 def spread(counts: Iterable[int]) -> int:

@@ -15,7 +15,7 @@ from placement.errors import MrcPlanError
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
-from placement.model.rackaware import spread_ok
+from placement.model.rackaware import rack_sizes, spread_ok
 from placement.model.scope import Scope
 
 
@@ -60,14 +60,6 @@ class PlanContext:
     scope: Scope | None = None
     leaders_free: bool = False
     first_rack: bool = False
-
-    def rack_sizes(self) -> dict[str, int]:
-        """Brokers per rack that stay in the cluster: the rack-aware rule's racks."""
-        counts: dict[str, int] = {}
-        for b in self.inventory.brokers:
-            if b.rack is not None and b.id not in self.drained:
-                counts[b.rack] = counts.get(b.rack, 0) + 1
-        return counts
 
 
 def _form(a: PartitionAssignment, brokers: Collection[int], where: str) -> Iterator[str]:
@@ -153,7 +145,7 @@ def check_plan(plan: Iterable[PartitionAssignment], ctx: PlanContext) -> list[Pl
     """Every hard constraint (the README's goal order, goal 1; docs/definitions.md, policy
     violations), for every planned partition and the cluster after it."""
     rack_of = ctx.inventory.rack_of
-    sizes = ctx.rack_sizes()
+    sizes = rack_sizes(ctx.inventory, ctx.drained)
     problems: list[PlanProblem] = []
     seen: set[Key] = set()
     planned: dict[Key, PartitionAssignment] = {}

@@ -35,7 +35,7 @@ from placement.errors import NoSolutionError
 from placement.io.columns import OBSERVERS, REPLICAS, Columns
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.policy import PlacementPolicy
-from placement.model.rackaware import level, spread_ok
+from placement.model.rackaware import rack_bounds, rack_sizes, spread_ok
 from placement.solver.columns import positions, sums
 from placement.solver.flow import Item, RackFlow, Targets, water_level
 from placement.solver.rackaware import as_policy, target_counts
@@ -73,6 +73,7 @@ class _Cluster:
     """Who is where: racks, the brokers that may keep and may receive replicas."""
 
     def __init__(self, req: Request) -> None:
+        self.inventory, self.drained = req.inventory, req.drained
         self.rack_of = req.inventory.rack_of
         self.members = req.inventory.rack_members()
         self.usable = {b for b, r in self.rack_of.items() if r is not None} - set(req.drained)
@@ -90,8 +91,7 @@ class _Cluster:
     @cached_property
     def sizes(self) -> dict[str, int]:
         """Brokers per rack that stay in the cluster (the rack-aware rule's racks)."""
-        counts = {r: sum(1 for b in ids if b in self.usable) for r, ids in self.members.items()}
-        return {r: n for r, n in counts.items() if n}
+        return rack_sizes(self.inventory, self.drained)
 
     def follows_rule(self, reps: tuple[int, ...], at: list[str | None]) -> bool:
         """Whether a partition of a topic without a policy follows the rack-aware rule:
@@ -676,12 +676,11 @@ def _follow_rule(
     low = np.ones((longest + 1, n_racks), dtype=np.int64)  # low > high: never met
     high = np.zeros((longest + 1, n_racks), dtype=np.int64)
     for n in range(1, longest + 1):
-        top = level(n, sizes.values())
-        if top is None:
+        bounds = rack_bounds(n, sizes)
+        if bounds is None:
             continue
         for i, rack in enumerate(racks):
-            c = sizes.get(rack, 0)
-            low[n, i], high[n, i] = min(c, top - 1), min(c, top)
+            low[n, i], high[n, i] = bounds.get(rack, (0, 0))  # a rack with no broker: none
     lengths = cols.sizes
     others = counted >> np.uint64(n_racks * width)  # observer and away fields
     ok: np.ndarray = (lengths > 0) & (others == 0) & (cols.observers == 0)

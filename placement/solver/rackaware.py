@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from placement.model.policy import PlacementPolicy
-from placement.model.rackaware import level
+from placement.model.rackaware import rack_bounds
 
 _INTERNED: dict[tuple[tuple[str, int], ...], PlacementPolicy] = {}
 
@@ -49,27 +49,27 @@ def target_counts(
     (brokers that stay), over racks of ``sizes`` brokers, where ``room`` brokers per rack
     may take a new replica of it and ``lost`` replicas per rack are leaving. None when no
     choice both follows the rule and fits the room."""
-    top = level(n, sizes.values())
-    if top is None:
+    bounds = rack_bounds(n, sizes)
+    if bounds is None:
         return None
-    target = {r: min(kept.get(r, 0), top) for r in sizes}
+    target = {r: min(kept.get(r, 0), bounds[r][1]) for r in sizes}
     added = dict.fromkeys(sizes, 0)
 
     def add(r: str) -> bool:
-        if added[r] >= room.get(r, 0) or target[r] >= min(sizes[r], top):
+        if added[r] >= room.get(r, 0) or target[r] >= bounds[r][1]:
             return False
         target[r] += 1
         added[r] += 1
         return True
 
     for r in sorted(sizes):  # every rack up to its floor
-        while target[r] < min(sizes[r], top - 1):
+        while target[r] < bounds[r][0]:
             if not add(r):
                 return None
     extra = sum(target.values()) - n
     while extra > 0:  # the floors pushed past n: drop kept replicas where most are kept
         drop = max(
-            (r for r in sizes if target[r] > min(sizes[r], top - 1) and target[r] > added[r]),
+            (r for r in sizes if target[r] > bounds[r][0] and target[r] > added[r]),
             key=lambda r: (target[r], r),
             default=None,
         )
@@ -80,7 +80,7 @@ def target_counts(
     left = dict(lost)
     while sum(target.values()) < n:
         order = sorted(
-            (r for r in sizes if added[r] < room.get(r, 0) and target[r] < min(sizes[r], top)),
+            (r for r in sizes if added[r] < room.get(r, 0) and target[r] < bounds[r][1]),
             key=lambda r: (-min(left.get(r, 0), 1), target[r], -(room.get(r, 0) - added[r]), r),
         )
         if not order:
