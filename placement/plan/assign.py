@@ -296,8 +296,6 @@ def assign(
         inv, in_use, before, plan, drained, drained | excluded, caps, sizes, req.columns
     )
     added, removed, moved = movement(plan, before, sizes)
-    racks = inv.rack_of
-    used = set(chain.from_iterable(map(REPLICAS, assignments)))
     election = [
         a.key for a in plan if a.key in before and before[a.key].replicas[0] != a.replicas[0]
     ]
@@ -317,8 +315,8 @@ def assign(
         engine=solution.engine,
         seconds=time.perf_counter() - started,
         missing_topics=missing,
-        unknown_brokers=sorted(used - set(racks)),
-        rackless_brokers=sorted(b for b in used if b in racks and racks[b] is None),
+        unknown_brokers=sorted(b for b in dead if b not in rack_of),
+        rackless_brokers=sorted(b for b in dead if b in rack_of),
         goals=figures.goals,
         brokers_from=brokers_from,
         cluster_policies_known=policies_known and current is not None,
