@@ -12,6 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping
 
+from _policies import policy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,20 +28,6 @@ from placement.plan.topics import TopicSpec
 from placement.solver.engine import Options
 
 Key = tuple[str, int]
-
-
-def policy(
-    replicas: Mapping[str, int], observers: Mapping[str, int] | None = None
-) -> PlacementPolicy:
-    return PlacementPolicy.model_validate(
-        {
-            "version": 2,
-            "replicas": [{"count": n, "constraints": {"rack": r}} for r, n in replicas.items()],
-            "observers": [
-                {"count": n, "constraints": {"rack": r}} for r, n in (observers or {}).items()
-            ],
-        }
-    )
 
 
 def _rack_aware(
