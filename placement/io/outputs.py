@@ -6,9 +6,12 @@ A command names its inputs, then registers each output path the user gave
 work, the paths are checked: an output that is an input (same resolved path or same
 inode), two outputs on one path, a directory where a file goes, a missing parent, a name
 too long, a directory that is not ours to replace: each a :class:`UsageError` naming the
-flag, the path and the reason. Entering the ``with`` block removes what killed runs left
-next to each target and creates this run's temporary files (so an unwritable directory
-fails before the work, too). Content is staged into those temporary files; then
+flag, the path and the reason. An output path that is a symbolic link is refused too:
+nothing is ever written, replaced or removed through a link (a link committed in a pull
+request must not aim the output at a file elsewhere); the directories above it may be
+links. Entering the ``with`` block removes what killed runs left next to each target and
+creates this run's temporary files (so an unwritable directory fails before the work,
+too). Content is staged into those temporary files; then
 :meth:`Outputs.commit` puts everything in place together: every output path holds this
 run's result, or, on any failure, every path is as it was before. An output the run has
 nothing for loses the file at its path (an old plan must not be run by a script that
@@ -123,6 +126,13 @@ def _remove(path: Path) -> None:
 
 def _exists(path: Path) -> bool:
     return os.path.lexists(path)
+
+
+def _is_link(path: Path) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -325,6 +335,16 @@ class Outputs:
             target = Path(os.path.realpath(given))
         except OSError as exc:  # e.g. a symbolic link loop
             raise refuse(_reason(exc)) from None
+        if _is_link(given):
+            # a link to an input is named as that input; any other is refused as a link
+            probe = Output(flag, given, target, kind)
+            for in_flag, in_path in self.inputs:
+                self._check_input(probe, in_flag, in_path, None, refuse)
+            raise refuse(
+                "is a symbolic link: mrc-plan does not write, replace or remove an output "
+                "through a link",
+                "remove the link, or name its target as the output",
+            )
         parent = target.parent
         name = target.name
         if len(os.fsencode(str(target))) >= PATH_MAX:

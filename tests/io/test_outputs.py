@@ -246,3 +246,22 @@ def test_a_removed_current_directory_is_no_error(
     gone.rmdir()
     write_dir_atomic(tmp_path / "d", {"m": "1"}, marker="m")
     assert (tmp_path / "d" / "m").read_text() == "1"
+
+
+def test_an_output_that_is_a_link_is_refused(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "summary.json").write_text("theirs")
+    (tmp_path / "f.json").symlink_to(victim / "summary.json")
+    (tmp_path / "d").symlink_to(victim, target_is_directory=True)
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    for flag, name, add in (
+        ("--out", "f.json", Outputs.add),
+        ("--out", "dangling", Outputs.add),
+        ("--out-dir", "d", lambda o, f, p: o.add_dir(f, p, marker="summary.json")),
+    ):
+        with pytest.raises(UsageError, match=f"{flag} .*{name}: is a symbolic link") as err:
+            add(Outputs.of(), flag, tmp_path / name)
+        assert "remove the link" in err.value.hint
+    assert (victim / "summary.json").read_text() == "theirs"
+    assert not (tmp_path / "nowhere").exists()
