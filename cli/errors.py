@@ -126,12 +126,20 @@ def interrupted(signum: int, *, again: bool = True) -> int:
 
 
 def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
-    """Run a command under the exit-code table; tracebacks only with MRC_PLAN_DEBUG=1."""
+    """Run a command under the exit-code table; tracebacks only with MRC_PLAN_DEBUG=1.
+    However it ends, the notes about leftovers of interrupted runs that it did not print
+    (it failed before reporting its outputs) are printed first."""
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        from .outputs import notes_mark, print_unread_notes
+
+        mark = notes_mark()
         try:
-            return command(*args, **kwargs)
+            try:
+                return command(*args, **kwargs)
+            finally:  # whatever the exit: what was done with leftovers of killed runs
+                print_unread_notes(mark)
         except (typer.Exit, typer.Abort):
             raise
         except MrcPlanError as exc:

@@ -16,8 +16,31 @@ def report(outputs: Outputs, outcomes: Iterable[Outcome], *, skip: Iterable[str]
     from placement.diagnostics.escape import escape  # the paths: escaped
 
     skipped = set(skip)
-    for note in outputs.notes:
-        sys.stderr.write(f"note: {escape(note)}\n")
+    print_notes(outputs.notes)
     for o in outcomes:
         if not (o.action == "wrote" and o.flag in skipped):
             sys.stderr.write(escape(o.message) + "\n")
+
+
+def print_notes(notes: Iterable[str]) -> None:
+    """``note: ...`` lines on stderr; the notes name paths only, shown escaped."""
+    from placement.diagnostics.escape import escape
+
+    for note in notes:
+        sys.stderr.write(f"note: {escape(note)}\n")
+
+
+def notes_mark() -> int:
+    """Where the notes of the outputs a command is about to make begin (see
+    :func:`print_unread_notes`). The outputs' module is not loaded for it: a command that
+    never loads it has no notes."""
+    module = sys.modules.get("placement.io.outputs")
+    return 0 if module is None else int(module.notes_mark())
+
+
+def print_unread_notes(mark: int) -> None:
+    """The notes about leftovers of interrupted runs that the command did not print
+    itself (it failed, or was interrupted, before it reported its outputs)."""
+    module = sys.modules.get("placement.io.outputs")
+    if module is not None:
+        print_notes(module.unread_notes(mark))

@@ -9,7 +9,7 @@ too long, a directory that is not ours to replace: each a :class:`UsageError` na
 flag, the path and the reason. An output path that is a symbolic link is refused too:
 nothing is ever written, replaced or removed through a link (a link committed in a pull
 request must not aim the output at a file elsewhere); the directories above it may be
-links. Entering the ``with`` block removes what killed runs left next to each target and
+links. Entering the ``with`` block cleans up what killed runs left next to each target and
 creates this run's temporary files (so an unwritable directory fails before the work,
 too). Content is staged into those temporary files; then
 :meth:`Outputs.commit` puts everything in place together: every output path holds this
@@ -18,8 +18,13 @@ nothing for loses the file at its path (an old plan must not be run by a script 
 expected a new one). Each I/O failure is a :class:`UsageError` naming the path.
 
 Temporary files are named ``.NAME.mrc-plan-PID.tmp`` (``.old``: the previous content,
-kept until every rename succeeded); the next run writing ``NAME`` removes those whose
-process is gone, and only those.
+kept until every rename succeeded). The next run writing ``NAME`` looks at those whose
+process is gone, and only those: it removes the ones this user owns, leaves anyone
+else's alone, and puts an ``.old`` of ours back at a missing ``NAME`` only in a
+directory nobody else can write to (:func:`_only_ours`; never in /tmp); a run that then
+fails moves it back to where it was. What it did or left alone is said in
+:attr:`Outputs.notes`; the notes no command read are :func:`unread_notes`, which the CLI
+prints whatever way a command ends.
 """
 
 from __future__ import annotations
@@ -115,6 +120,19 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _only_ours(directory: Path) -> bool:
+    """Nobody but this user (and root) can add, rename or remove entries in ``directory``:
+    it is owned by us or by root and neither its group nor others may write to it. A
+    sticky world-writable directory such as /tmp is not: anyone can create a file there
+    under any name, and a file we own there may be a hard link someone else made."""
+    try:
+        st = os.stat(directory)
+    except OSError:
+        return False
+    shared = st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    return st.st_uid in (os.geteuid(), 0) and not shared
+
+
 def _remove(path: Path) -> None:
     """Remove a file or a real directory (never follows a link)."""
     st = os.lstat(path)
@@ -179,6 +197,9 @@ class _Writer:
             with contextlib.suppress(OSError):
                 self._fh.close()
 
+
+# the Outputs of this process with notes no command has read (see unread_notes)
+_UNREAD: list[Outputs] = []
 
 # staged paths of the Outputs now open in this process: `open_atomic` writes into them
 # directly (a library function handed a staged path by the command that owns it)
@@ -276,6 +297,16 @@ class Output:
         return p == self.tmp or self.tmp in p.parents
 
 
+@dataclass(frozen=True)
+class _Restored:
+    """A backup of a killed run put back at its target: moved back if this run fails."""
+
+    out: Output
+    leftover: Path
+    dev: int
+    ino: int
+
+
 @dataclass
 class _Step:
     out: Output
@@ -290,9 +321,29 @@ class Outputs:
 
     inputs: list[tuple[str, Path]] = field(default_factory=list)
     outputs: list[Output] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # leftovers of killed runs, cleaned
+    _notes: list[str] = field(default_factory=list)
+    _read: int = 0  # how many of the notes a command has read
+    _restored: list[_Restored] = field(default_factory=list)
     _entered: bool = False
     _done: bool = False
+
+    @property
+    def notes(self) -> list[str]:
+        """What was done with the leftovers of killed runs (removed, put back, moved back
+        after a failure) or why one was left alone, for the command to print. Reading
+        them hands them over: the ones no command read are :func:`unread_notes`."""
+        self._read = len(self._notes)
+        return list(self._notes)
+
+    def _note(self, text: str) -> None:
+        self._notes.append(text)
+        if not any(o is self for o in _UNREAD):
+            _UNREAD.append(self)
+
+    def _unread(self) -> list[str]:
+        notes = self._notes[self._read :]
+        self._read = len(self._notes)
+        return notes
 
     @classmethod
     def of(cls, inputs: Iterable[tuple[str, str | Path | None]] = ()) -> Outputs:
@@ -534,15 +585,16 @@ class Outputs:
             raise owner.error(exc) from None
 
     def _clean_leftovers(self, out: Output) -> None:
-        """Remove the temporary files a killed run left for this target (its process is
-        gone); a backup (``.old``) whose target is missing is put back instead."""
+        """Remove the temporary files a killed run of this user left for this target (its
+        process is gone); a backup (``.old``) whose target is missing is put back instead,
+        if no one else can write to the directory. Another user's are left alone."""
         parent, name = out.target.parent, out.target.name
         pattern = _leftover_pattern(name, _name_max(parent))
         try:
             entries = os.listdir(parent)
         except OSError:
             return
-        me = os.getpid()
+        me, uid = os.getpid(), os.geteuid()
         for entry in sorted(entries):
             m = pattern.fullmatch(entry)
             if m is None:
@@ -551,18 +603,58 @@ class Outputs:
             if pid == me or _alive(pid):
                 continue
             path = parent / entry
-            with contextlib.suppress(OSError):
+            try:
                 st = os.lstat(path)
-                if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-                    continue  # not something we write: leave it
+            except OSError:
+                continue
+            if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+                continue  # not something we write (a link, a pipe): leave it
+            if st.st_uid != uid:
+                self._note(
+                    f"left {path} alone: named like what an interrupted run leaves, but it "
+                    f"belongs to another user (uid {st.st_uid})"
+                )
+                continue
+            with contextlib.suppress(OSError):
                 if m.group(2) == "old" and not _exists(out.target):
-                    os.rename(path, out.target)
-                    self.notes.append(
-                        f"restored {out.given} from {entry}, left by an interrupted run"
-                    )
+                    self._restore(out, path, st)
                 else:
                     _remove(path)
-                    self.notes.append(f"removed {path}, left by an interrupted run")
+                    self._note(f"removed {path}, left by an interrupted run")
+
+    def _restore(self, out: Output, leftover: Path, st: os.stat_result) -> None:
+        """Put back the content a killed run had moved aside from ``out``'s path."""
+        parent = out.target.parent
+        if not _only_ours(parent):
+            self._note(
+                f"left {leftover} alone: {out.given} is missing and this may be its earlier "
+                f"content, but others can write to {parent}, so it is not put back (move it "
+                "back yourself if it is yours)"
+            )
+            return
+        os.rename(leftover, out.target)
+        self._restored.append(_Restored(out, leftover, st.st_dev, st.st_ino))
+        self._note(f"restored {out.given} from {leftover.name}, left by an interrupted run")
+
+    def _unrestore(self) -> None:
+        """This run failed: what :meth:`_restore` put back goes back where it was."""
+        while self._restored:
+            r = self._restored.pop()
+            try:
+                st = os.lstat(r.out.target)
+                if (st.st_dev, st.st_ino) != (r.dev, r.ino) or _exists(r.leftover):
+                    continue
+                os.rename(r.out.target, r.leftover)
+            except OSError as exc:
+                self._note(
+                    f"{r.out.given} stays restored from {r.leftover.name} although this "
+                    f"run failed: cannot move it back ({_reason(exc)})"
+                )
+                continue
+            self._note(
+                f"undid the restore of {r.out.given}: this run failed, so it is "
+                f"{r.leftover.name} again and the path is missing, as the run found it"
+            )
 
     def _create_tmp(self, out: Output) -> None:
         parent = out.target.parent
@@ -590,6 +682,7 @@ class Outputs:
         for out in self.outputs:
             with contextlib.suppress(OSError):
                 _unstage(out, remove=True)
+        self._unrestore()
 
     # -- commit -------------------------------------------------------------------------
 
@@ -622,6 +715,7 @@ class Outputs:
                 raise current.error(exc, doing) from None
             raise
         self._done = True
+        self._restored.clear()  # in place for good: replaced, or removed as stale
         for step in steps:
             if step.backup is not None:
                 with contextlib.suppress(OSError):
@@ -707,3 +801,17 @@ def _unstage(out: Output, *, remove: bool) -> None:
 def staged_output(path: str | Path) -> Output | None:
     """The output whose staged temporary file ``path`` is, in this process."""
     return _STAGED.get(Path(path).absolute())
+
+
+def notes_mark() -> int:
+    """A mark to pass to :func:`unread_notes` later: only notes of Outputs that got their
+    first unread note after it are taken then."""
+    return len(_UNREAD)
+
+
+def unread_notes(since: int = 0) -> list[str]:
+    """The notes that no command read (see :attr:`Outputs.notes`), of the Outputs noted
+    since the mark ``since``; they count as read from now on."""
+    taken = [note for outputs in _UNREAD[since:] for note in outputs._unread()]
+    del _UNREAD[since:]
+    return taken

@@ -412,7 +412,9 @@ def test_leftovers_of_a_killed_run_are_removed_and_nothing_else(cli: Cli, tmp_pa
 
 
 def test_a_snapshot_moved_aside_by_a_killed_run_is_put_back(cli: Cli, tmp_path: Path) -> None:
-    """Killed between moving the old snapshot aside and renaming the new one in."""
+    """Killed between moving the old snapshot aside and renaming the new one in. A run
+    that fails after putting it back moves it aside again (it changes nothing), and says
+    so; a run that succeeds replaces it."""
     snap = tmp_path / "snap"
     assert cli(synth_args(snap)).exit_code == 0
     aside = tmp_path / f".snap.mrc-plan-{dead_pid()}.old"
@@ -420,10 +422,13 @@ def test_a_snapshot_moved_aside_by_a_killed_run_is_put_back(cli: Cli, tmp_path: 
     bad = tmp_path / "bad-policy.json"
     bad.write_text("not a policy")
     r = cli([*synth_args(snap), "--policy", bad])  # fails, after putting the snapshot back
-    usage_error(r, str(bad))
-    assert "restored" in r.stderr or snap.is_dir()
-    assert snap.is_dir() and not aside.exists()
-    assert (snap / "_mrc-plan-snapshot.json").is_file()
+    usage_error(r, str(bad), f"restored {snap}", "undid the restore")
+    assert not snap.exists() and (aside / "_mrc-plan-snapshot.json").is_file()
+    r = cli(synth_args(snap))
+    assert r.exit_code == 0, r.output
+    assert f"restored {snap}" in r.stderr
+    assert not aside.exists() and (snap / "_mrc-plan-snapshot.json").is_file()
+    assert hidden(tmp_path) == []
 
 
 def test_an_output_inside_an_input_directory_never_replaces_what_is_read(

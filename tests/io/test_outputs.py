@@ -248,6 +248,68 @@ def test_a_removed_current_directory_is_no_error(
     assert (tmp_path / "d" / "m").read_text() == "1"
 
 
+def foreign(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``path`` belongs to another user (nobody, as root; else our uid is made another)."""
+    if os.geteuid() == 0:
+        os.chown(path, 65534, 65534, follow_symlinks=False)
+    else:
+        uid = os.geteuid()
+        monkeypatch.setattr(os, "geteuid", lambda: uid + 1)
+
+
+@pytest.mark.parametrize("kind", ["tmp", "old"])
+def test_another_users_leftover_is_left_alone_and_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    theirs = tmp_path / f".p.json.mrc-plan-{dead_pid()}.{kind}"
+    theirs.write_text("theirs")
+    foreign(theirs, monkeypatch)
+    outputs = Outputs.of()
+    out = outputs.add("--out", tmp_path / "p.json")
+    with outputs:
+        assert not (tmp_path / "p.json").exists()  # an .old of theirs is not put in place
+        out.write("new")
+        outputs.commit()
+    assert theirs.read_text() == "theirs" and (tmp_path / "p.json").read_text() == "new"
+    assert [n for n in outputs.notes if str(theirs) in n and "another user" in n]
+
+
+def test_a_restore_is_undone_when_the_run_fails(tmp_path: Path) -> None:
+    tmp_path.chmod(0o700)
+    old = tmp_path / f".p.json.mrc-plan-{dead_pid()}.old"
+    old.write_text("the user's plan")
+    outputs = Outputs.of()
+    outputs.add("--out", tmp_path / "p.json")
+
+    def run() -> None:
+        with outputs:
+            assert (tmp_path / "p.json").read_text() == "the user's plan"
+            raise RuntimeError("the work failed")
+
+    with pytest.raises(RuntimeError):
+        run()
+    assert not (tmp_path / "p.json").exists() and old.read_text() == "the user's plan"
+    assert hidden(tmp_path) == [old.name]
+    assert any("undid the restore" in n for n in outputs.notes)
+
+
+def test_no_restore_where_others_can_write(tmp_path: Path) -> None:
+    for mode in (0o1777, 0o770, 0o757):
+        d = tmp_path / f"d{mode:o}"
+        d.mkdir()
+        d.chmod(mode)
+        old = d / f".p.json.mrc-plan-{dead_pid()}.old"
+        old.write_text("someone's plan")
+        outputs = Outputs.of()
+        out = outputs.add("--out", d / "p.json")
+        with outputs:
+            assert not (d / "p.json").exists()
+            out.write("new")
+            outputs.commit()
+        assert old.read_text() == "someone's plan", oct(mode)
+        assert any(str(old) in n and "not put back" in n for n in outputs.notes)
+
+
 def test_an_output_that_is_a_link_is_refused(tmp_path: Path) -> None:
     victim = tmp_path / "victim"
     victim.mkdir()
