@@ -108,6 +108,13 @@ def _leftover_pattern(name: str, name_max: int) -> re.Pattern[str]:
     return re.compile(re.escape(_stem(name, name_max)) + rf"\.{TAG}-([0-9]+)\.(tmp|old)")
 
 
+def _umask() -> int:
+    """The process's umask (read by setting it and putting it back)."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
 def _alive(pid: int) -> bool:
     if pid <= 0:
         return True  # not a pid we could have written: leave it alone
@@ -662,10 +669,12 @@ class Outputs:
         for attempt in (1, 2):
             try:
                 if out.kind == "dir":
-                    os.mkdir(tmp, 0o777)
+                    # private while it is written: nobody can plant a file in it or
+                    # write to it before it is in place, whatever the umask
+                    os.mkdir(tmp, 0o700)
                 else:
                     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
-                    os.close(os.open(tmp, flags | getattr(os, "O_CLOEXEC", 0), 0o666))
+                    os.close(os.open(tmp, flags | getattr(os, "O_CLOEXEC", 0), 0o600))
                 break
             except FileExistsError:
                 if attempt == 2:
@@ -735,6 +744,8 @@ class Outputs:
     def _place(self, step: _Step) -> None:
         out = step.out
         tmp = out._tmp()
+        # the mode a plain create would have given it, now that it is complete
+        os.chmod(tmp, (0o777 if out.kind == "dir" else 0o666) & ~_umask())
         if out.kind == "file":
             if _exists(out.target):
                 step.backup = self._backup_name(out)

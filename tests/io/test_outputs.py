@@ -327,3 +327,24 @@ def test_an_output_that_is_a_link_is_refused(tmp_path: Path) -> None:
         assert "remove the link" in err.value.hint
     assert (victim / "summary.json").read_text() == "theirs"
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_staged_output_is_private_until_it_is_in_place(tmp_path: Path) -> None:
+    """Under umask 0 a staged file or directory would be writable by anyone while it is
+    filled (a planted file would land in the output); it is 0600/0700 until the rename,
+    then gets the mode a plain create would have given it."""
+    old = os.umask(0)
+    try:
+        outputs = Outputs()
+        f = outputs.add("--out", tmp_path / "plan.json")
+        d = outputs.add_dir("--out-dir", tmp_path / "batches", marker="summary.json")
+        with outputs:
+            f.write("{}")
+            d.files({"summary.json": "{}"})
+            assert (f.staged().stat().st_mode & 0o777) == 0o600
+            assert (d.staged().stat().st_mode & 0o777) == 0o700
+            outputs.commit()
+    finally:
+        os.umask(old)
+    assert ((tmp_path / "plan.json").stat().st_mode & 0o777) == 0o666
+    assert ((tmp_path / "batches").stat().st_mode & 0o777) == 0o777
