@@ -4,8 +4,16 @@ pip package.
 pyspark ships no start-master.sh/start-worker.sh, but its `sbin/spark-daemon.sh` starts the
 real daemons. Only the user who started the cluster can use it or stop it:
 
-- everything listens on 127.0.0.1 (RPC and web UIs; the UIs cannot kill); the REST
-  submission port is off;
+- everything listens on 127.0.0.1; the REST submission port is off;
+- each daemon binds its own ports (``--port 0 --webui-port 0``: the JVM picks a free port
+  as it binds it), and a port is handed out (printed, recorded, connected to) only once
+  the daemon's log names it and ``/proc`` shows that this daemon's process holds every
+  listening socket on it: a port probed free and bound later could be taken meanwhile by
+  another local user, who would then get the secret's handshake and our jobs;
+- Spark 4's master and worker always start their web UIs (``spark.ui.enabled`` is the
+  application's, not theirs): ``spark.ui.filters`` puts Spark's ``JWSFilter`` before
+  every page, which answers 403 unless the request carries a JWS (HS256) signed with the
+  random key in ``ui-key`` (0600); the UIs cannot kill anything either;
 - ``spark.authenticate`` is on, with a random secret in ``secret`` and ``spark.conf``
   (mode 0600) in the state directory; the daemons read it with ``--properties-file``, a
   driver through :func:`placement.score.session.cluster_secret`, executors from their worker;
@@ -20,13 +28,16 @@ real daemons. Only the user who started the cluster can use it or stop it:
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
+import hmac
 import json
 import os
+import re
 import secrets
 import select
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
@@ -45,6 +56,10 @@ from placement.score.session import (
 MASTER = "org.apache.spark.deploy.master.Master"
 WORKER = "org.apache.spark.deploy.worker.Worker"
 STATE_ENV = "MRC_PLAN_SPARK_STATE"  # in each daemon's environment: whose it is
+UI_FILTER = "org.apache.spark.ui.JWSFilter"  # Spark 4: a UI request needs a signed token
+# the ports a daemon binds, as Spark's Utils.startServiceOnPort logs them
+SERVICES = {MASTER: ("sparkMaster", "MasterUI"), WORKER: ("sparkWorker", "WorkerUI")}
+_STARTED = re.compile(r"Successfully started service '(\w+)' on port (\d+)\.")
 
 
 class ClusterError(UsageError):
@@ -64,6 +79,11 @@ class LocalCluster:
     def secret(self) -> str:
         return read_private(self.secret_file).strip()
 
+    def ui_token(self, lifetime: float = 60) -> str:
+        """A token the web UIs accept (``Authorization: Bearer TOKEN``) for ``lifetime`` s."""
+        key = base64.urlsafe_b64decode(read_private(self.state_dir / "ui-key").strip() + "==")
+        return _jws(key, lifetime)
+
 
 def default_state_dir() -> Path:
     return private_dir(runtime_dir() / "cluster")
@@ -73,13 +93,6 @@ def _spark_home() -> Path:
     import pyspark
 
     return Path(pyspark.__file__).parent
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((LOOPBACK, 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def _state(state_dir: Path) -> Path:
@@ -126,11 +139,15 @@ def _start_daemon(state_dir: Path, cls: str, *args: str, instance: int = 1) -> N
         )
 
 
-def _alive_workers(web_url: str) -> int:
+def _alive_workers(web_url: str, token: str | None = None) -> int:
     """How many workers the master's web UI says are alive; 0 while it is not up, or when
-    what answers on its port is not Spark's JSON (another local user may hold the port)."""
+    what answers on its port is not Spark's JSON. ``token``: the UI filter's (see
+    :meth:`LocalCluster.ui_token`); without it Spark's UI answers 403, counted as 0."""
+    request = urllib.request.Request(f"{web_url}/json/")
+    if token is not None:
+        request.add_header("Authorization", f"Bearer {token}")
     try:
-        with urllib.request.urlopen(f"{web_url}/json/", timeout=2) as resp:
+        with urllib.request.urlopen(request, timeout=2) as resp:
             status = json.load(resp)
     except (OSError, ValueError, RecursionError):
         return 0
@@ -138,11 +155,120 @@ def _alive_workers(web_url: str) -> int:
     return count if type(count) is int else 0
 
 
+def _jws(key: bytes, lifetime: float) -> str:
+    """A compact JWS (HS256, RFC 7515) with an expiry ``lifetime`` s ahead, as Spark's
+    ``JWSFilter`` checks it against its ``secretKey``."""
+
+    def b64(data: bytes) -> str:
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+    header = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+    claims = b64(json.dumps({"sub": "mrc-plan", "exp": int(time.time() + lifetime)}).encode())
+    signature = hmac.new(key, f"{header}.{claims}".encode(), hashlib.sha256).digest()
+    return f"{header}.{claims}.{b64(signature)}"
+
+
+def _daemon_name(cls: str) -> str:
+    return cls.rsplit(".", 1)[-1]
+
+
+def _reported_ports(state_dir: Path, cls: str, instance: int) -> dict[str, int]:
+    """The ports the daemon's log says it bound, by Spark's service name (first line for
+    each); {} while the log is not there yet. spark-daemon.sh moves an older log aside
+    before it starts the daemon, so what is read is this daemon's."""
+    logs = list((state_dir / "logs").glob(f"spark-mrc-plan-{cls}-{instance}-*.out"))
+    if not logs:
+        return {}
+    log = max(logs, key=lambda p: p.lstat().st_mtime_ns)
+    ports: dict[str, int] = {}
+    for name, port in _STARTED.findall(read_private(log, secret=False)):
+        if 0 < int(port) < 65536:
+            ports.setdefault(name, int(port))
+    return ports
+
+
+def _daemon_ports(
+    state_dir: Path, cls: str, instance: int, deadline: float
+) -> tuple[int, dict[str, int]]:
+    """Wait for the daemon spark-daemon.sh started to report the ports of its services
+    (``SERVICES[cls]``); its pid and those ports, each checked to be held by it."""
+    name = _daemon_name(cls)
+    hint = f"see the logs in {state_dir / 'logs'}"
+    pid_file = state_dir / "pids" / f"spark-mrc-plan-{cls}-{instance}.pid"
+    while True:
+        text = read_private(pid_file, secret=False).strip()  # spark-daemon.sh: 0644
+        if not text.isdecimal():
+            raise ClusterError(f"{pid_file}: not a pid", hint)
+        pid = int(text)
+        if not _is_ours(pid, state_dir):
+            raise ClusterError(f"the {name} (process {pid}) is not running", hint)
+        reported = _reported_ports(state_dir, cls, instance)
+        if all(service in reported for service in SERVICES[cls]):
+            break
+        if time.monotonic() > deadline:
+            raise ClusterError(f"the {name} did not report the ports it listens on", hint)
+        time.sleep(0.2)
+    ports = {service: reported[service] for service in SERVICES[cls]}
+    _check_held(state_dir, pid, cls, ports)
+    return pid, ports
+
+
+def _check_held(state_dir: Path, pid: int, cls: str, ports: dict[str, int]) -> None:
+    for service, port in ports.items():
+        if not _held_by(pid, port):
+            raise ClusterError(
+                f"port {port}, which the {_daemon_name(cls)} (process {pid}) reported for "
+                f"its {service}, is not held by that process alone: another process "
+                "listens on it, or it is no longer listening; the cluster was stopped",
+                "start it again; if this repeats, another local user may be taking the "
+                f"ports Spark picks (see the logs in {state_dir / 'logs'})",
+            )
+
+
+# The local addresses of /proc/net/tcp{,6} a connection to 127.0.0.1 may reach: 127.0.0.1
+# and the wildcard, as IPv4 and as IPv6 (::ffff:127.0.0.1, ::ffff:0.0.0.0, ::).
+_REACHING = {
+    "0100007F",
+    "00000000",
+    "0000000000000000FFFF00000100007F",
+    "0000000000000000FFFF000000000000",
+    "00000000000000000000000000000000",
+}
+
+
+def _held_by(pid: int, port: int) -> bool:
+    """A connection to 127.0.0.1:``port`` reaches process ``pid`` and nothing else: some
+    socket listens there, and every one that does is an open file of ``pid`` (its inode,
+    /proc/net/tcp{,6}, is among /proc/PID/fd's sockets; readable for our own processes)."""
+    inodes = set()
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):  # closed meanwhile
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if target.startswith("socket:["):
+                inodes.add(target[len("socket:[") : -1])
+    listeners = []
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = Path(f"/proc/self/net/{table}").read_text().splitlines()[1:]
+        except OSError:  # no IPv6
+            continue
+        for line in lines:
+            fields = line.split()
+            address, _, hex_port = fields[1].rpartition(":")
+            if fields[3] == "0A" and int(hex_port, 16) == port and address in _REACHING:
+                listeners.append(fields[9])
+    return bool(listeners) and all(inode in inodes for inode in listeners)
+
+
 def start(
     state_dir: Path, *, cores: int = 1, memory: str = "1g", workers: int = 1, timeout: float = 90
 ) -> LocalCluster:
     """Start a master and ``workers`` workers of ``cores`` cores and ``memory`` each;
-    return once every worker has registered."""
+    return once every worker has registered (within ``timeout`` s of the start)."""
     if workers < 1:
         raise ClusterError(f"a cluster needs a worker (asked for {workers})")
     state_dir = _state(state_dir)
@@ -151,32 +277,45 @@ def start(
             f"a local cluster is already recorded in {state_dir}",
             "stop it first (mrc-plan spark-local-cluster stop)",
         )
+    deadline = time.monotonic() + timeout
     secret = secrets.token_hex(32)
+    ui_key = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
     write_private(state_dir / "secret", secret + "\n")
+    write_private(state_dir / "ui-key", ui_key + "\n")
     write_private(
         state_dir / "spark.conf",
         "spark.authenticate true\n"
         f"spark.authenticate.secret {secret}\n"
         "spark.master.rest.enabled false\n"
-        "spark.ui.killEnabled false\n",
+        "spark.ui.killEnabled false\n"
+        f"spark.ui.filters {UI_FILTER}\n"
+        f"spark.{UI_FILTER}.param.secretKey {ui_key}\n"
+        f"spark.{UI_FILTER}.param.requireExpiration true\n",
     )
-    port, web = _free_port(), _free_port()
-    master_url, web_url = f"spark://{LOOPBACK}:{port}", f"http://{LOOPBACK}:{web}"
-    cluster = LocalCluster(master_url, web_url, state_dir)
     try:  # a failure or Ctrl-C on the way stops what started
-        write_private(
-            state_dir / "cluster.json", json.dumps({"master": master_url, "web": web_url})
-        )
-        _start_daemon(state_dir, MASTER, "--host", LOOPBACK, "--port", str(port),
-                      "--webui-port", str(web))  # fmt: skip
+        # port 0: each daemon's JVM picks a free port as it binds it, then logs it
+        _start_daemon(state_dir, MASTER, "--host", LOOPBACK, "--port", "0",
+                      "--webui-port", "0")  # fmt: skip
+        master_pid, ports = _daemon_ports(state_dir, MASTER, 1, deadline)
+        held = [(master_pid, MASTER, ports)]
+        port, web = ports["sparkMaster"], ports["MasterUI"]
+        cluster = LocalCluster(f"spark://{LOOPBACK}:{port}", f"http://{LOOPBACK}:{web}", state_dir)
         for instance in range(1, workers + 1):  # spark-daemon.sh: one pid file each
-            web_port = str(_free_port())
-            _start_daemon(state_dir, WORKER, "--host", LOOPBACK, "--cores", str(cores),
-                          "--memory", memory, "--webui-port", web_port, master_url,
-                          instance=instance)  # fmt: skip
-        deadline = time.monotonic() + timeout
+            _start_daemon(state_dir, WORKER, "--host", LOOPBACK, "--port", "0",
+                          "--webui-port", "0", "--cores", str(cores), "--memory", memory,
+                          cluster.master_url, instance=instance)  # fmt: skip
+            worker_pid, worker_ports = _daemon_ports(state_dir, WORKER, instance, deadline)
+            held.append((worker_pid, WORKER, worker_ports))
         while time.monotonic() < deadline:
-            if _alive_workers(web_url) >= workers:
+            # the token goes only to the master's own UI port
+            _check_held(state_dir, master_pid, MASTER, {"MasterUI": web})
+            if _alive_workers(cluster.web_url, cluster.ui_token()) >= workers:
+                for pid, cls, bound in held:  # still theirs: now the URL is handed out
+                    _check_held(state_dir, pid, cls, bound)
+                write_private(
+                    state_dir / "cluster.json",
+                    json.dumps({"master": cluster.master_url, "web": cluster.web_url}),
+                )
                 return cluster
             time.sleep(0.5)
     except BaseException:
@@ -184,7 +323,7 @@ def start(
         raise
     stop(state_dir)
     raise ClusterError(
-        f"the workers did not register with {master_url} within {timeout:g} s",
+        f"the workers did not register with the master within {timeout:g} s",
         f"see the logs in {state_dir / 'logs'}",
     )
 
@@ -211,7 +350,7 @@ def stop(state_dir: Path, *, grace: float = 10) -> list[str]:
                 "left alone, pid file removed"
             )
         pid_file.unlink(missing_ok=True)
-    for name in ("cluster.json", "secret", "spark.conf"):
+    for name in ("cluster.json", "secret", "ui-key", "spark.conf"):
         (state_dir / name).unlink(missing_ok=True)
     return notes
 

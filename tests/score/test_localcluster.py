@@ -112,9 +112,11 @@ def test_start_several_workers(tmp_path: Path) -> None:
     try:
         pids = daemon_pids(state)
         assert len(pids) == 3
-        assert _alive_workers(cluster.web_url) == 2
+        assert _alive_workers(cluster.web_url, cluster.ui_token()) == 2
+        assert _alive_workers(cluster.web_url) == 0  # the UI answers no one without the key
     finally:
         assert stop(state) == []
+    assert not (state / "ui-key").exists()
     assert not [pid for pid in pids if running(pid)]
 
 
