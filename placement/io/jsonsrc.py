@@ -46,13 +46,42 @@ class SyntaxKind(StrEnum):
     TOO_DEEP = "too-deep"
 
 
+QUOTE_CHARS = 16  # the most of an input's text a message quotes
+NOT_JSON = "not JSON"  # how the message for text that is no JSON at all starts
+
+
+def shorten(text: str, limit: int = QUOTE_CHARS) -> str:
+    """``text`` as a message may quote it: at most ``limit`` characters, the last an
+    ellipsis when it is cut. Input may be a file that is not what the reader expects (a
+    symlink to a runner's credentials): a message never carries more of it than this."""
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def describe_char(ch: str) -> str:
+    """One character of the input, for a message: 'h', or U+00A0 when it is not
+    printable ASCII (or is a quote)."""
+    if ch.isascii() and ch.isprintable() and ch not in "'\"":
+        return f"'{ch}'"
+    return f"U+{ord(ch):04X}"
+
+
 class JsonSyntaxError(Exception):
     """What is wrong (``kind``, and ``found``: the comment marker, for a comment), where
     (``offset``), and a message and hint that hold for any JSON input. A reader of one
-    particular input may say more: the MRC1xx rules word it for placement policies."""
+    particular input may say more: the MRC1xx rules word it for placement policies.
+
+    ``not_json``: the text fails at its first character, so it is no JSON at all (another
+    kind of file): the message says so and quotes nothing of it but that character."""
 
     def __init__(
-        self, kind: SyntaxKind, message: str, offset: int, hint: str = "", found: str = ""
+        self,
+        kind: SyntaxKind,
+        message: str,
+        offset: int,
+        hint: str = "",
+        found: str = "",
+        *,
+        not_json: bool = False,
     ) -> None:
         super().__init__(message)
         self.kind = kind
@@ -60,6 +89,7 @@ class JsonSyntaxError(Exception):
         self.offset = offset
         self.hint = hint
         self.found = found
+        self.not_json = not_json
 
 
 class ShapeError(Exception):
@@ -198,6 +228,8 @@ class _Parser:
                 "delete every comment: JSON has none",
                 found=style,
             )
+        if not stack and pos == self.ws(0):
+            return self.not_json(pos)  # a '#' here starts a shell, YAML or properties file
         if ch == "#":
             return JsonSyntaxError(
                 SyntaxKind.COMMENT,
@@ -208,8 +240,8 @@ class _Parser:
             )
         word = _WORD.match(self.text, pos)
         if ch == "<":
-            end = self.text.find(">", pos)
-            placeholder = self.text[pos : end + 1] if 0 < end - pos < 40 else "<...>"
+            end = self.text.find(">", pos, pos + QUOTE_CHARS)
+            placeholder = self.text[pos : end + 1] if end > pos else "<...>"
             return JsonSyntaxError(
                 SyntaxKind.INVALID,
                 f"expected {expected} but found the placeholder {placeholder}",
@@ -224,7 +256,7 @@ class _Parser:
                 "JSON strings and keys use double quotes",
             )
         if word is not None:
-            w = word.group()
+            w = shorten(word.group())
             hint = ""
             if w in _NOT_JSON_WORDS:
                 hint = f"JSON spells it {_NOT_JSON_WORDS[w]}"
@@ -237,6 +269,17 @@ class _Parser:
             )
         shown = repr(ch)[1:-1] if ch.isprintable() else f"U+{ord(ch):04X}"
         return JsonSyntaxError(SyntaxKind.INVALID, f"expected {expected} but found '{shown}'", pos)
+
+    def not_json(self, pos: int) -> JsonSyntaxError:
+        """The error for text whose first character cannot start a JSON document: it is
+        another kind of file, so nothing of it is quoted but that character."""
+        return JsonSyntaxError(
+            SyntaxKind.INVALID,
+            f"{NOT_JSON}: unexpected character {describe_char(self.text[pos])} at the start",
+            pos,
+            "check that this path names the file you meant: a JSON document starts with '{' or '['",
+            not_json=True,
+        )
 
     # -- scanning -------------------------------------------------------------
 
@@ -324,9 +367,11 @@ class _Parser:
             if m is None or (
                 m.end() < self.n and (text[m.end()].isalnum() or text[m.end()] == ".")
             ):
+                if not stack and pos == self.ws(0):
+                    raise self.not_json(pos)
                 end = m.end() if m else pos + 1
                 bad = _WORD.match(text, end)
-                token = text[pos : (bad.end() if bad else end + 1)]
+                token = shorten(text[pos : (bad.end() if bad else end + 1)])
                 raise JsonSyntaxError(
                     SyntaxKind.INVALID,
                     f"invalid number '{token}'",
@@ -366,7 +411,7 @@ class _Parser:
         frame.key = key
         after = self.ws(after)
         if after >= self.n or self.text[after] != ":":
-            raise self.unexpected(after, f"':' after the key \"{key}\"", stack)
+            raise self.unexpected(after, f"':' after the key \"{shorten(key)}\"", stack)
         return after + 1
 
     def member(self, pos: int, frame: _Frame, stack: list[_Frame]) -> tuple[int, str]:

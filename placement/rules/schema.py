@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from placement.io.jsonsrc import is_json_int
+from placement.io.jsonsrc import is_json_int, shorten
 from placement.io.positions import pointer
 from placement.model import shapes
 from placement.model.diagnostic import Severity
@@ -201,7 +201,8 @@ class UnknownField(SchemaRule):
             hint = 'constraints support only "rack" (the broker.rack value)'
         elif not hint:
             hint = "allowed keys: " + ", ".join(f'"{k}"' for k in known)
-        return Finding(pointer(loc), f'unknown key "{field}" in {where}', hint, at_key=True)
+        message = f'unknown key "{shorten(field)}" in {where}'
+        return Finding(pointer(loc), message, hint, at_key=True)
 
 
 class WrongType(SchemaRule):
@@ -277,7 +278,7 @@ class InvalidCount(SchemaRule):
         value = err.get("input")
         hint = ""
         if isinstance(value, str) and value.strip().isdigit():
-            hint = f"remove the quotes: {value.strip()}"
+            hint = f"remove the quotes: {shorten(value.strip())}"
         elif isinstance(value, float) and value.is_integer():
             hint = f"write {int(value)}, without the fraction"
         elif is_json_int(value) and value < 1:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from placement.io.jsonsrc import shorten
+
 
 def closest(word: str, candidates: Iterable[str]) -> str | None:
     """The candidate ``word`` was most likely meant to be, if any is close enough."""
@@ -36,8 +38,9 @@ def describe(value: Any) -> str:
     if isinstance(value, float):
         return f"{value!r} (a number with a fraction)"
     if isinstance(value, str):
-        shown = json.dumps(value, ensure_ascii=False)
-        return f"the string {shown if len(shown) <= 40 else shown[:37] + '...'}"
+        # a few characters at most: the "policy" may be another JSON file (a runner's
+        # credentials), and CI logs are public
+        return f"the string {json.dumps(shorten(value), ensure_ascii=False)}"
     if isinstance(value, list):
         return "an array"
     return "an object"

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from placement.io.jsonsrc import JsonSyntaxError, SyntaxKind
+from placement.io.jsonsrc import NOT_JSON, JsonSyntaxError, SyntaxKind, shorten
 from placement.io.positions import Position
 from placement.model.diagnostic import Severity
 from placement.rules.base import Rule
+
+NOT_A_POLICY = f"not a placement policy ({NOT_JSON})"
 
 
 class SyntaxRule(Rule):
@@ -37,6 +39,16 @@ class InvalidJson(SyntaxRule):
     code = "MRC101"
     name = "invalid-json"
     severity = Severity.ERROR
+
+    @classmethod
+    def explain(cls, exc: JsonSyntaxError) -> tuple[str, str]:
+        if not exc.not_json:
+            return exc.message, exc.hint
+        # another kind of file (a symlink to a runner's secret?): refused, not quoted
+        return exc.message.replace(NOT_JSON, NOT_A_POLICY, 1), (
+            "check that this path names a placement policy: a JSON object such as "
+            '{"version": 2, "replicas": [...]}'
+        )
 
 
 class JsonComment(SyntaxRule):
@@ -180,7 +192,7 @@ class DuplicateKey(Rule):
     @staticmethod
     def message(key: str, first: Position) -> str:
         return (
-            f'duplicate key "{key}" (first at line {first.line}, column {first.column}); '
+            f'duplicate key "{shorten(key)}" (first at line {first.line}, column {first.column}); '
             "parsers disagree on which wins"
         )
 

@@ -9,6 +9,7 @@ import pytest
 
 from placement.io.jsonsrc import (
     MAX_DEPTH,
+    QUOTE_CHARS,
     DuplicateKey,
     EncodingError,
     JsonSyntaxError,
@@ -16,6 +17,7 @@ from placement.io.jsonsrc import (
     SyntaxKind,
     decode_utf8,
     parse_json,
+    shorten,
 )
 from placement.io.positions import LineIndex, Position, pointer
 
@@ -351,3 +353,62 @@ def test_line_index_clamps_offsets() -> None:
     assert index.position(4) == Position(2, 2)
     assert index.position(6) == Position(3, 1)
     assert index.position(99) == Position(3, 1)
+
+
+# -- what a message quotes of the input ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "offset", "first"),
+    [
+        ("https://x-access-token:ghs_SECRET@github.com\n", 0, "'h'"),
+        ("  \n\tTrue", 4, "'T'"),
+        ("# a shell or YAML file\n{}", 0, "'#'"),
+        ("123abc", 0, "'1'"),
+        ("\u00fcber", 0, "U+00FC"),
+        ("'single'", 0, "U+0027"),
+        ("<html>", 0, "'<'"),
+    ],
+)
+def test_text_that_is_no_json_at_all_is_refused_by_its_first_character(
+    text: str, offset: int, first: str
+) -> None:
+    """Another kind of file (a link to a runner's credentials): nothing of it is quoted
+    but its first character."""
+    err = syntax_error(text)
+    assert (err.kind, err.offset, err.not_json) == (SyntaxKind.INVALID, offset, True)
+    assert err.message == f"not JSON: unexpected character {first} at the start"
+    assert "ghs_" not in err.message + err.hint and "https" not in err.message + err.hint
+
+
+@pytest.mark.parametrize("text", ['{"a": 1', "[1, x]", "/* c */ {}", '"a" "b"', "[] x"])
+def test_an_error_after_the_start_is_not_the_not_json_refusal(text: str) -> None:
+    assert not syntax_error(text).not_json
+
+
+TOKEN = "A" * 100_000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": ' + TOKEN + "}",
+        "[1" + TOKEN + "]",
+        "[<" + TOKEN + ">]",
+        '{"' + TOKEN + '" 1}',
+        "{" + TOKEN + ": 1}",
+        "[] " + TOKEN,
+    ],
+    ids=["word", "number", "placeholder", "key", "unquoted-key", "trailer"],
+)
+def test_a_message_quotes_at_most_16_characters_of_a_token(text: str) -> None:
+    err = syntax_error(text)
+    assert "A" * 16 not in err.message + err.hint
+    assert len(err.message) < 120
+
+
+def test_shorten_cuts_with_an_ellipsis() -> None:
+    assert shorten("abc") == "abc"
+    assert shorten("x" * 16) == "x" * 16
+    assert shorten("x" * 17) == "x" * 15 + "\u2026"
+    assert len(shorten("y" * 100_000)) == QUOTE_CHARS
