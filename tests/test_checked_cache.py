@@ -136,22 +136,26 @@ def test_a_failed_check_records_nothing(snap: Path, cache: Path) -> None:
     assert cache.is_dir() and list(cache.iterdir()) == []  # no entry, no temporary file
 
 
-def test_a_file_that_changes_while_it_is_checked_is_not_recorded(
+def test_a_file_changed_while_its_copy_is_checked_is_checked_again(
     snap: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The key and the check are of the private copy: the user's file changing under the
+    check changes nothing checked, and its new bytes are another key, checked in full."""
     real = snapshot.check_rows
     changed: list[str] = []
 
-    def appending(table: pa.Table, name: str, source: str, **kwargs: Any) -> None:
-        if not changed:  # the file being read, after the footer its reader already has
-            with open(source, "ab") as fh:
-                fh.write(b"x")
+    def changing(table: pa.Table, name: str, source: str, **kwargs: Any) -> None:
+        if not changed:  # the user's file, while its copy is being checked
+            _rewrite(Path(source), "replicas", 3, [1, -1, 2])
             changed.append(source)
         real(table, name, source, **kwargs)
 
-    monkeypatch.setattr(snapshot, "check_rows", appending)
-    assert verify_partitions(snap) == FACTS
-    assert changed and _entries(cache) == []
+    monkeypatch.setattr(snapshot, "check_rows", changing)
+    assert verify_partitions(snap) == FACTS  # the bytes copied passed
+    assert changed and len(_entries(cache)) == 1
+    monkeypatch.setattr(snapshot, "check_rows", real)
+    with pytest.raises(InputError, match="a replicas list holds a negative broker id"):
+        verify_partitions(snap)
 
 
 def test_the_cache_can_be_turned_off(

@@ -83,3 +83,11 @@ def write_private(path: Path, text: str) -> None:
     fd = open_private(path)
     with open(fd, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+def runtime_dir() -> Path:
+    """``$TMPDIR/mrc-plan-UID``: this user's private (0700) directory for what a run keeps
+    while it lasts (the JVM's log, the local cluster's state, staged snapshot files)."""
+    import tempfile
+
+    return private_dir(Path(tempfile.gettempdir()) / f"mrc-plan-{os.getuid()}")

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from placement.errors import InputError, UsageError
 from placement.io.outputs import SNAPSHOT_MARKER, Output, Outputs
 from placement.io.private import cache_dir, open_private, private_dir
+from placement.io.staging import Copied, copy_in, staging_area
 
 if TYPE_CHECKING:
     from placement.io.inventory import LoadedInventory
@@ -211,12 +212,65 @@ def _unreadable(f: Path, message: str) -> Iterator[None]:
         ) from None
 
 
-def _read_file(f: Path, name: str) -> pa.Table:
-    """One file of table ``name``, conformed to the schema. Opened here and handed to
-    pyarrow as a file object: pyarrow cannot open a path that is not UTF-8."""
-    with _unreadable(f, f"cannot read the {name} table"), open(f, "rb") as fh:
-        table = pajson.read_json(fh) if f.suffix == ".jsonl" else pq.read_table(fh)
-    return conform(table, name, str(f))
+def _read_file(f: Path, name: str, shown: Path | None = None) -> pa.Table:
+    """One file of table ``name``, conformed to the schema; errors name ``shown`` (the
+    user's file, when ``f`` is a staged copy of it), else ``f``. Opened here and handed to
+    pyarrow as a file object: pyarrow cannot open a path that is not UTF-8. A JSON Lines
+    file must hold one whole record on each line that is not blank (`one_record_a_line`)."""
+    source = shown if shown is not None else f
+    with _unreadable(source, f"cannot read the {name} table"), open(f, "rb") as fh:
+        if f.suffix == ".jsonl":
+            data = fh.read()
+            table = pajson.read_json(pa.BufferReader(data))
+            one_record_a_line(data, table.num_rows, str(source), name)
+        else:
+            table = pq.read_table(fh)
+    return conform(table, name, str(source))
+
+
+# a line (not blank) whose first character is not `{`, or whose last is not `}`
+_NOT_OPENED = re.compile(rb"^[ \t\r]*[^{ \t\r\n]", re.MULTILINE)
+_NOT_CLOSED = re.compile(rb"[^} \t\r\n][ \t\r]*$", re.MULTILINE)
+_OPENED = re.compile(rb"^[ \t\r]*\{", re.MULTILINE)
+_RECORD_HINT = (
+    "JSON Lines holds one whole JSON object on each line: write each record on a line of "
+    "its own (a reader that reads line by line, as Spark does, sees other records)"
+)
+
+
+def one_record_a_line(data: bytes, rows: int, source: str, name: str) -> None:
+    """Refuse JSON Lines ``data`` (which pyarrow read as ``rows`` records) unless each
+    line that is not blank holds exactly one whole JSON object: pyarrow joins a record
+    split over lines, Spark reads each line alone. The error names the first such line
+    (its content is not quoted).
+
+    Every line starts with `{` and ends with `}`: then no record spans two lines (a line
+    ending inside a record ends a nested object, and the record's next character would be
+    `,`, `}` or `]`, not `{`), and as many lines as records means one record a line."""
+    whole = _NOT_OPENED.search(data) is None and _NOT_CLOSED.search(data) is None
+    if whole and sum(1 for _ in _OPENED.finditer(data)) == rows:
+        return
+    import json
+
+    line = None
+    for n, text in enumerate(data.split(b"\n"), 1):
+        text = text.strip(b" \t\r")
+        if not text:
+            continue
+        try:
+            record = json.loads(text)
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+            record = None
+        if not isinstance(record, dict):
+            line = n
+            break
+    raise InputError(
+        source,
+        f"{name}: a line that is not one whole JSON object (a record split over lines, "
+        "or more than one on a line)",
+        _RECORD_HINT,
+        line=line,
+    )
 
 
 def read_table(root: Path, name: str) -> pa.Table:
@@ -403,7 +457,9 @@ def _longest(table: pa.Table) -> int:
 # The version of what the checks accept: bump it whenever `check_rows`, `_check_lists` or
 # the duplicate check of `_check_partitions` change what they accept (or the facts they
 # return), so that no table checked under the old rules is passed on an old verdict.
-CHECKS_VERSION = 1
+# 2: entries are keyed by the bytes staged for Spark; those of 1 were keyed by a hash of
+# the user's files taken apart from the check, and may vouch for bytes never checked.
+CHECKS_VERSION = 2
 CHECK_CACHE_ENV = "MRC_PLAN_CHECK_CACHE"  # "0": every partitions table is checked in full
 _UNUSED_CHECKED = 30 * 24 * 3600.0  # an entry not used for this long is removed
 _STALE_TEMPORARY = 24 * 3600.0  # a temporary entry older than this is from a killed run
@@ -412,69 +468,193 @@ _ENTRY_BYTES = 4096  # an entry is a few dozen bytes: a larger file is not one o
 
 
 def verify_partitions(root: str | Path) -> PartitionFacts:
-    """`check_rows` on the partitions table without loading it: each Parquet file is
-    streamed in batches on the driver (for the Spark path, which otherwise reads the
-    files straight into executors). Errors name the file and the row within it.
+    """`stage_partitions` into a staging directory of its own, removed before it returns:
+    the check of the partitions table (and the check cache) as `score` and `simulate`
+    run it, for callers that do not hand the table to Spark."""
+    with staging_area() as into:
+        return stage_partitions(root, into).facts
 
-    A Parquet table that passed once is not streamed again: its facts are kept in
-    ``cache_dir()/checked/KEY.json``, where KEY is the SHA-256 of `CHECKS_VERSION`, the
-    versions of mrc-plan and pyarrow, and each part file's name, size and SHA-256 (of
-    every byte: 0.08 s for 5M partitions, against 3-4 s for the check). A hit returns the
-    recorded facts and marks the entry used (its mtime); a miss checks every row as
-    before, then records the facts only if the check passed and the files still hash to
-    the key they had before it. Entries are written to a temporary file and renamed into
-    place, 0600 in 0700 directories; those unused for 30 days are removed when another
-    is written. ``MRC_PLAN_CHECK_CACHE=0`` turns the cache off (no reads, no writes).
 
-    The cache never fails a command: a cache directory that is not private (a link,
-    writable by others), an entry that cannot be read, is not JSON or does not hold two
-    non-negative integers, or any error of the file system is a miss or a skipped write.
-    A JSON Lines table is always read in full (it is read whole anyway).
-    """
+@dataclass(frozen=True)
+class StagedPartitions:
+    """The partitions table as Spark is to read it: ``files``, Parquet files in a private
+    staging directory holding exactly the rows that were checked, ``rows`` of them."""
+
+    source: Path  # the user's table: a file or a directory
+    files: tuple[Path, ...]
+    rows: int
+    facts: PartitionFacts
+
+
+def stage_partitions(root: str | Path, into: Path) -> StagedPartitions:
+    """Copy the partitions table of snapshot ``root`` into the private, empty directory
+    ``into`` (`placement.io.staging.copy_in`: each file read once, refused if it changes
+    meanwhile), check every row of the copies (`check_rows`, streamed in batches, then no
+    partition twice across files) and leave in ``into/spark`` the files Spark reads,
+    named here (`part-00000.parquet`...): a copy whose columns are exactly Spark's types
+    (`ready_for_spark`) is used as it is; any other (int64 or int16 ids, extra columns, a
+    legacy list layout) is written again from its checked, conformed batches; a JSON Lines
+    table is read whole (`read_table`'s reader) and written as Parquet. Files of the table
+    that the check skips (hidden, `_`-prefixed) are not copied, so Spark never sees them.
+    Errors name the user's files and rows.
+
+    The check cache: ``cache_dir()/checked/KEY.json`` holds the facts of a Parquet table
+    that passed, KEY being the SHA-256 of `CHECKS_VERSION`, the versions of mrc-plan and
+    pyarrow, and each part file's name, size and SHA-256 as hashed while it was copied
+    (0.08 s for 5M partitions, against 3-4 s for the check). A hit returns the recorded
+    facts (and marks the entry used, its mtime); a miss checks the copies and records the
+    facts if they passed. The key, the check and Spark all read the same private copies,
+    so an entry can only say "passed" of bytes that were checked. Entries are written to
+    a temporary file and renamed into place, 0600 in 0700 directories; those unused for
+    30 days are removed when another is written. ``MRC_PLAN_CHECK_CACHE=0`` turns the
+    cache off (no reads, no writes). The cache never fails a command: a cache directory
+    that is not private (a link, writable by others), an entry that cannot be read, is not
+    JSON or does not hold two non-negative integers, or any error of the file system is a
+    miss or a skipped write. A JSON Lines table is always checked in full.
+
+    The rows Spark will see (the staged files' row counts, from their footers) must be
+    the rows checked: a difference is an internal error (RuntimeError, exit 101)."""
     path = table_path(Path(root), "partitions")
+    copies, ready = into / "copies", into / "spark"
+    copies.mkdir(mode=0o700)
+    ready.mkdir(mode=0o700)
     if path.suffix == ".jsonl":
-        table = read_table(Path(root), "partitions")
-        return PartitionFacts(int(table.column("size_bytes").null_count), _longest(table))
-    files = parquet_files(path)
-    if os.environ.get(CHECK_CACHE_ENV, "1") == "0":
-        return _check_partitions(path, files)
-    # Sound: the verdict is a function of the files' bytes and the rules that judged them.
-    # The key names every byte (SHA-256) and the rules (CHECKS_VERSION, the versions of
-    # mrc-plan and of the pyarrow that decoded the rows), so a hit means these bytes
-    # passed these rules. Only this function writes an entry, and only after its own
-    # full check passed on files that hashed to the same key before and after it; the
-    # directory is the user's own (0700, not a link, refused otherwise), so no one else
-    # can plant a verdict there.
-    key = _checked_key(path, files)
-    where = _checked_dir() if key is not None else None
-    if key is not None and where is not None:
-        known = _checked_facts(where / f"{key}.json")
+        copy = copy_in(path, copies / "partitions.jsonl")
+        table = _read_file(copy.path, "partitions", path)
+        check_rows(table, "partitions", str(path))
+        facts = PartitionFacts(int(table.column("size_bytes").null_count), _longest(table))
+        files = [ready / "part-00000.parquet"]
+        with _spark_writer(files[0]) as writer:
+            writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+        os.unlink(copy.path)
+        rows = table.num_rows
+    else:
+        sources = parquet_files(path)
+        copied = [copy_in(f, copies / f"part-{i:05d}.parquet") for i, f in enumerate(sources)]
+        files = [ready / c.path.name for c in copied]
+        # Sound: the verdict is a function of the bytes and of the rules that judged them.
+        # The key names every byte copied (SHA-256) and the rules (CHECKS_VERSION, the
+        # versions of mrc-plan and of the pyarrow that decoded the rows); the check reads
+        # those very copies, and Spark reads them (or files written from their checked
+        # rows). The directory is the user's own (0700, not a link, refused otherwise),
+        # so no one else can plant a verdict there.
+        key, where, known = None, None, None
+        if os.environ.get(CHECK_CACHE_ENV, "1") != "0":
+            key = _checked_key(path, copied)
+            where = _checked_dir()
+            known = _checked_facts(where / f"{key}.json") if where is not None else None
         if known is not None:
-            return known
-    facts = _check_partitions(path, files)
-    if key is not None and where is not None and _checked_key(path, files) == key:
-        _record_checked(where, key, facts)
-    return facts
+            facts = known
+            rows = sum(_stage_part(c, f, None) for c, f in zip(copied, files, strict=True))
+        else:
+            facts, rows = _check_partitions(path, copied, files)
+            if key is not None and where is not None:
+                _record_checked(where, key, facts)
+    staged = sum(_footer_rows(f) for f in files)
+    if staged != rows:
+        raise RuntimeError(f"internal error: {staged} rows staged for Spark, {rows} checked")
+    return StagedPartitions(path, tuple(files), rows, facts)
 
 
-def _checked_key(path: Path, files: list[Path]) -> str | None:
-    """The cache key of the table ``path`` made of ``files`` (see `verify_partitions`);
-    None if a file cannot be read (the full check then names it)."""
+def _footer_rows(f: Path) -> int:
+    with open(f, "rb") as fh:
+        return int(pq.ParquetFile(fh).metadata.num_rows)
+
+
+# What Spark's reader is given (the PARTITIONS_DDL of placement.score.run): each leaf
+# column's path, its Parquet physical type and the logical types that mean Spark's type.
+_INT32 = {'{"Type":"None"}', '{"Type":"Int","bitWidth":32,"isSigned":true}'}
+_INT64 = {'{"Type":"None"}', '{"Type":"Int","bitWidth":64,"isSigned":true}'}
+_SPARK_LEAVES = {
+    "topic": ("BYTE_ARRAY", {'{"Type":"String"}'}),
+    "partition": ("INT32", _INT32),
+    "leader": ("INT32", _INT32),
+    "size_bytes": ("INT64", _INT64),
+    **{
+        f"{c}.list.{item}": ("INT32", _INT32)
+        for c in ("replicas", "observers", "isr")
+        for item in ("element", "item")
+    },
+}
+
+
+def ready_for_spark(pf: pq.ParquetFile) -> bool:
+    """Whether Spark can be given this Parquet file as it is: its columns are some of the
+    partitions table's (no other, none twice, in any letter case) with exactly the types
+    Spark's schema names, as pyarrow reads them and as they are stored (the standard
+    three-level lists), so that both readers decode the same values."""
+    arrow = pf.schema_arrow
+    names = arrow.names
+    if len({n.lower() for n in names}) != len(names) or not set(names) <= set(PARTITIONS.names):
+        return False
+    if any(arrow.field(n).type != PARTITIONS.field(n).type for n in names):
+        return False
+    schema = pf.schema
+    for i in range(len(schema)):
+        column = schema.column(i)
+        want = _SPARK_LEAVES.get(column.path)
+        if want is None or column.physical_type != want[0]:
+            return False
+        if column.logical_type.to_json() not in want[1]:
+            return False
+    return True
+
+
+@contextlib.contextmanager
+def _spark_writer(target: Path) -> Iterator[pq.ParquetWriter]:
+    """A Parquet writer of the partitions schema into the new private file ``target``,
+    laid out as `write_partitions` lays out a snapshot."""
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    dictionary = [f.name for f in PARTITIONS if f.name not in _NO_DICTIONARY]
+    with (
+        open(fd, "wb") as fh,
+        pq.ParquetWriter(fh, PARTITIONS, compression="zstd", use_dictionary=dictionary) as writer,
+    ):
+        yield writer
+
+
+def _stage_part(copy: Copied, target: Path, check: Callable[[pa.Table, int], None] | None) -> int:
+    """Stage the copied part file ``copy`` as ``target``, the file Spark reads; returns
+    its rows. Its batches, conformed, go through ``check`` (with the rows before them)
+    unless None (a cache hit); a copy `ready_for_spark` becomes ``target`` as it is, any
+    other is written again from its conformed batches."""
+    rows = 0
+    shown = str(copy.source)
+    wanted = [f.name for f in PARTITIONS]
+    with _unreadable(copy.source, "cannot read the partitions table"), open(copy.path, "rb") as fh:
+        pf = pq.ParquetFile(fh)
+        ready = ready_for_spark(pf)
+        if ready and check is None:
+            rows = int(pf.metadata.num_rows)
+        else:
+            columns = [c for c in wanted if c in pf.schema_arrow.names]
+            with contextlib.ExitStack() as stack:
+                writer = None if ready else stack.enter_context(_spark_writer(target))
+                for batch in pf.iter_batches(batch_size=PARTITION_BATCH_ROWS, columns=columns):
+                    table = conform(pa.Table.from_batches([batch]), "partitions", shown)
+                    if check is not None:
+                        check(table, rows)
+                    if writer is not None:
+                        writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+                    rows += table.num_rows
+    if ready:
+        os.rename(copy.path, target)
+    else:
+        os.unlink(copy.path)
+    return rows
+
+
+def _checked_key(path: Path, copied: list[Copied]) -> str:
+    """The cache key of the table ``path`` whose files were ``copied`` (see
+    `stage_partitions`): from the sizes and digests of the bytes copied, not read again."""
     import hashlib
 
     import placement
 
     parts = []
-    try:
-        for f in files:
-            # a file object: a path may not be UTF-8
-            with open(f, "rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
-                digest = hashlib.file_digest(fh, "sha256").hexdigest()
-            name = os.fsencode(f.name if f == path else f.relative_to(path))
-            parts.append((name, size, digest))
-    except OSError:
-        return None
+    for c in copied:
+        name = os.fsencode(c.source.name if c.source == path else c.source.relative_to(path))
+        parts.append((name, c.size, c.digest))
     parts.sort()
     described = (CHECKS_VERSION, placement.__version__, pa.__version__, parts)
     return hashlib.sha256(repr(described).encode()).hexdigest()
@@ -560,9 +740,12 @@ def _prune_checked(where: Path) -> None:
                     os.unlink(e.path)
 
 
-def _check_partitions(path: Path, files: list[Path]) -> PartitionFacts:
-    """The full check of `verify_partitions`: every row of ``files`` (the Parquet files of
-    table ``path``) through `check_rows`, then no partition twice across them."""
+def _check_partitions(
+    path: Path, copied: list[Copied], files: list[Path]
+) -> tuple[PartitionFacts, int]:
+    """The full check of `stage_partitions`: every row of the ``copied`` Parquet files of
+    table ``path`` through `check_rows` as each is staged as its file of ``files``, then
+    no partition twice across them. The facts, and the rows checked."""
     import numpy as np
     import pyarrow.compute as pc
 
@@ -570,29 +753,27 @@ def _check_partitions(path: Path, files: list[Path]) -> PartitionFacts:
     longest = 0
     codes: dict[str, int] = {}
     keys: list[np.ndarray] = []
-    wanted = [f.name for f in PARTITIONS]
-    for f in files:
-        offset = 0
-        # a file object: pyarrow cannot open a path that is not UTF-8
-        with _unreadable(f, "cannot read the partitions table"), open(f, "rb") as fh:
-            pf = pq.ParquetFile(fh)
-            columns = [c for c in wanted if c in pf.schema_arrow.names]
-            for batch in pf.iter_batches(batch_size=PARTITION_BATCH_ROWS, columns=columns):
-                table = conform(pa.Table.from_batches([batch]), "partitions", str(f))
-                check_rows(table, "partitions", str(f), row_offset=offset, unique=False)
-                topics = pc.dictionary_encode(table.column("topic")).combine_chunks()
-                local = np.array(
-                    [codes.setdefault(t, len(codes)) for t in topics.dictionary.to_pylist()],
-                    dtype=np.int64,
-                )
-                idx = np.asarray(topics.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
-                part = table.column("partition").to_numpy().astype(np.int64)
-                keys.append(local[idx] * 2**31 + part)
-                unsized += table.column("size_bytes").null_count
-                longest = max(longest, _longest(table))
-                offset += table.num_rows
+    rows = 0
+    for c, target in zip(copied, files, strict=True):
+        shown = str(c.source)
+
+        def check(table: pa.Table, offset: int, shown: str = shown) -> None:
+            nonlocal unsized, longest
+            check_rows(table, "partitions", shown, row_offset=offset, unique=False)
+            topics = pc.dictionary_encode(table.column("topic")).combine_chunks()
+            local = np.array(
+                [codes.setdefault(t, len(codes)) for t in topics.dictionary.to_pylist()],
+                dtype=np.int64,
+            )
+            idx = np.asarray(topics.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+            part = table.column("partition").to_numpy().astype(np.int64)
+            keys.append(local[idx] * 2**31 + part)
+            unsized += table.column("size_bytes").null_count
+            longest = max(longest, _longest(table))
+
+        rows += _stage_part(c, target, check)
     if not keys:
-        return PartitionFacts(unsized, longest)
+        return PartitionFacts(unsized, longest), rows
     key = np.concatenate(keys)
     key.sort()
     same = np.flatnonzero(key[1:] == key[:-1])
@@ -604,7 +785,7 @@ def _check_partitions(path: Path, files: list[Path]) -> PartitionFacts:
             f"partitions: topic {topic!r}, partition {k & (2**31 - 1)} appears more than once",
             "a snapshot holds each partition once",
         )
-    return PartitionFacts(unsized, longest)
+    return PartitionFacts(unsized, longest), rows
 
 
 def cluster_policy(source: str, topic: str, text: str) -> PlacementPolicy:

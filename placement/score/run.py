@@ -13,10 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from placement.errors import InputError
+from placement.errors import InputError, UsageError
 from placement.io.columns import PARTITION, TOPIC
 from placement.io.reassignment import PlanFile, read_plan_file
-from placement.io.snapshot import read_table, snapshot_policies, table_path, verify_partitions
+from placement.io.snapshot import (
+    StagedPartitions,
+    read_table,
+    snapshot_policies,
+    stage_partitions,
+)
+from placement.io.staging import STAGING_ENV, is_shared, staging_area
 from placement.model.policy import PlacementPolicy
 from placement.score.metrics import (
     MOVEMENT,
@@ -122,16 +128,28 @@ def spark_path(path: str | Path) -> str:
     return "file://" + _HADOOP_GLOB.sub(r"\\\1", text)
 
 
-def read_partitions(spark: Any, root: Path, *, verified: bool = False) -> Any:
-    """The partitions table as a DataFrame, after a scan on the driver (`verify_partitions`)
-    has refused the rows Kafka would (nulls, negative ids, bad names, duplicates); a caller
-    that ran the scan before starting Spark says ``verified``."""
-    path = table_path(root, "partitions")
-    if not verified:
-        verify_partitions(root)
+def read_partitions(spark: Any, staged: StagedPartitions) -> Any:
+    """The partitions table as a DataFrame: Spark reads the files `stage_partitions` left
+    in the private staging directory (the bytes the driver checked, under names chosen
+    there), each named alone, never the user's path. Every column is Spark's type there."""
     reader = spark.read.schema(PARTITIONS_DDL)
-    where = spark_path(path)
-    return reader.json(where) if path.suffix == ".jsonl" else reader.parquet(where)
+    return reader.parquet(*(spark_path(f) for f in staged.files))
+
+
+def check_reachable(master: str | None) -> None:
+    """Refuse (exit 2) a Spark master on other machines unless ``MRC_PLAN_STAGING_DIR``
+    names where the staged partitions go: its executors cannot read the driver's private
+    temporary directory. None: the master is not known yet (spark-submit sets it)."""
+    from placement.score.session import is_local, on_loopback
+
+    if master is None or is_local(master) or on_loopback(master) or is_shared():
+        return
+    raise UsageError(
+        f"the Spark master {master} runs executors that cannot read this machine's "
+        "private staging directory",
+        f"set {STAGING_ENV} to a directory every executor sees at the same path (shared "
+        "storage), owned by you and not writable by others; or use --master local[*]",
+    )
 
 
 def plan_table(plan: PlanFile) -> Any:
@@ -382,15 +400,20 @@ def staged(
     default_min_isr: int,
     app: str,
     progress: Callable[[str], None],
+    area: Path,
     check: Callable[[Inputs], None] = lambda _: None,
 ) -> tuple[Inputs, Stage]:
     """Start Spark in the background, read and check every input meanwhile (the snapshot's
     tables, its policies and partitions, each plan; then ``check``), and once all of them
-    pass, set the stage on the session. Nothing reaches Spark that Kafka would refuse; an
+    pass, set the stage on the session. The partitions are staged in ``area`` (a private
+    directory the caller removes when the command ends: `staging_area`), checked there,
+    and Spark reads only those copies. Nothing reaches Spark that Kafka would refuse; an
     input that fails ends the JVM this started."""
+    from placement.score.session import resolve_master
     from placement.score.starting import Starting
 
     root = snapshot_dir(snapshot)
+    check_reachable(resolve_master(master))
     starting = Starting(master, app=app)
     try:
         brokers = read_table(root, "brokers")
@@ -399,19 +422,20 @@ def staged(
         inputs = Inputs(root, brokers, topics, parsed, read_plans(root, plans, brokers))
         check(inputs)
         progress("checking the partitions")
-        facts = verify_partitions(root)  # 2 s on 5M partitions
-        for path in [table_path(root, "partitions"), *(Path(pf.path) for pf in inputs.plans)]:
+        table = stage_partitions(root, area)  # 2 s on 5M partitions, and the copy
+        for path in [*table.files, *(Path(pf.path) for pf in inputs.plans)]:
             spark_path(path)
         progress("starting Spark")
         spark = starting.session()
+        check_reachable(spark.sparkContext.master)
     except BaseException:
         starting.cancel()
         raise
     give_back_memory()  # what the checks of millions of partitions held
-    longest = max([facts.longest, *map(_longest_list, inputs.plans)])
+    longest = max([table.facts.longest, *map(_longest_list, inputs.plans)])
     ctx = prepare(spark, brokers, parsed, default_min_isr, longest=longest)
-    parts = read_partitions(spark, root, verified=True)
-    return inputs, Stage(spark, ctx, parts, facts.unsized)
+    parts = read_partitions(spark, table)
+    return inputs, Stage(spark, ctx, parts, table.facts.unsized)
 
 
 def run_score(
@@ -424,38 +448,42 @@ def run_score(
 ) -> ScoreReport:
     """Score the snapshot as it stands and after each plan; one SparkSession for all, one
     scan of the partitions for all."""
-    inputs, stage = staged(
-        snapshot,
-        plans,
-        master=master,
-        default_min_isr=default_min_isr,
-        app="mrc-plan score",
-        progress=progress,
-    )
-    r, brokers, topics = inputs.root, inputs.brokers, inputs.topics
-    ctx, parts = stage.ctx, stage.partitions
-    frames = [read_plan(stage.spark, pf) for pf in inputs.plans]
-    lengths = [len(pf.entries) for pf in inputs.plans]
-    # Spark has the plans now (it reads a file in assign's layout itself, and got any
-    # other as Arrow): their entries and text leave the driver before the job runs
-    del inputs
-    give_back_memory()
-    progress(f"scoring the snapshot and {len(plans)} plan(s)" if plans else "scoring the snapshot")
-    base, *deltas = all_totals(parts, ctx, frames)
-    scored = []
-    for plan, length, delta in zip(plans, lengths, deltas, strict=True):
-        if delta.sums["in_snapshot"] != length:  # read again, to name the entries at fault
-            refuse_missing(stage.spark, parts, read_plan_file(plan), r, topics)
-        scored.append(plan_score(str(plan), base, delta, ctx))
-    scored.sort(key=lambda p: (-p.score, p.plan))
-    return ScoreReport(
-        snapshot=SnapshotInfo(
-            brokers=brokers.num_rows,
-            topics=topics.num_rows,
-            partitions=base.sums["partitions"],
-            replicas=base.sums["n_replicas"],
-            partitions_without_size=stage.unsized,
-        ),
-        baseline=_metrics(base, ctx),
-        plans=scored,
-    )
+    with staging_area() as area:  # Spark reads it until the report is made
+        inputs, stage = staged(
+            snapshot,
+            plans,
+            master=master,
+            default_min_isr=default_min_isr,
+            app="mrc-plan score",
+            progress=progress,
+            area=area,
+        )
+        r, brokers, topics = inputs.root, inputs.brokers, inputs.topics
+        ctx, parts = stage.ctx, stage.partitions
+        frames = [read_plan(stage.spark, pf) for pf in inputs.plans]
+        lengths = [len(pf.entries) for pf in inputs.plans]
+        # Spark has the plans now (it reads a file in assign's layout itself, and got any
+        # other as Arrow): their entries and text leave the driver before the job runs
+        del inputs
+        give_back_memory()
+        progress(
+            f"scoring the snapshot and {len(plans)} plan(s)" if plans else "scoring the snapshot"
+        )
+        base, *deltas = all_totals(parts, ctx, frames)
+        scored = []
+        for plan, length, delta in zip(plans, lengths, deltas, strict=True):
+            if delta.sums["in_snapshot"] != length:  # read again, to name the entries at fault
+                refuse_missing(stage.spark, parts, read_plan_file(plan), r, topics)
+            scored.append(plan_score(str(plan), base, delta, ctx))
+        scored.sort(key=lambda p: (-p.score, p.plan))
+        return ScoreReport(
+            snapshot=SnapshotInfo(
+                brokers=brokers.num_rows,
+                topics=topics.num_rows,
+                partitions=base.sums["partitions"],
+                replicas=base.sums["n_replicas"],
+                partitions_without_size=stage.unsized,
+            ),
+            baseline=_metrics(base, ctx),
+            plans=scored,
+        )

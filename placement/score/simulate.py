@@ -16,6 +16,7 @@ from typing import Any
 
 from placement.io.reassignment import write_election_stream
 from placement.io.replicastatus import ReplicaStatusRead
+from placement.io.staging import staging_area
 from placement.model.inventory import Inventory
 from placement.score.metrics import applied, with_failure, with_policy
 from placement.score.run import (
@@ -125,63 +126,65 @@ def run_simulate(
     def resolve(inputs: Inputs) -> None:  # an unknown rack or broker: before Spark is used
         failures.append(Failure.resolve(broker_racks(inputs.brokers), fail_rack, fail_brokers))
 
-    inputs, stage = staged(
-        snapshot,
-        [plan] if plan is not None else [],
-        master=master,
-        default_min_isr=default_min_isr,
-        app="mrc-plan simulate",
-        progress=progress,
-        check=resolve,
-    )
-    (failure,) = failures
-    root, topics = inputs.root, inputs.topics
-    checked = inputs.plans[0] if inputs.plans else None
-    source = stage.partitions
-    if checked is not None:
-        parts = source.transform(applied(read_plan(stage.spark, checked)))
-    else:
-        parts = source.withColumn("listed", F.lit(0))
-    judged = parts.transform(with_policy(stage.ctx.policies, default_min_isr)).transform(
-        with_failure(failure.brokers, stage.ctx.racks, failure.rack, assume_in_sync)
-    )
-    progress("applying the failure to every partition")
-    tally = Tally({t: policy_label(p) for t, p, _ in inputs.parsed})
+    with staging_area() as area:  # Spark reads it until the report is made
+        inputs, stage = staged(
+            snapshot,
+            [plan] if plan is not None else [],
+            master=master,
+            default_min_isr=default_min_isr,
+            app="mrc-plan simulate",
+            progress=progress,
+            check=resolve,
+            area=area,
+        )
+        (failure,) = failures
+        root, topics = inputs.root, inputs.topics
+        checked = inputs.plans[0] if inputs.plans else None
+        source = stage.partitions
+        if checked is not None:
+            parts = source.transform(applied(read_plan(stage.spark, checked)))
+        else:
+            parts = source.withColumn("listed", F.lit(0))
+        judged = parts.transform(with_policy(stage.ctx.policies, default_min_isr)).transform(
+            with_failure(failure.brokers, stage.ctx.racks, failure.rack, assume_in_sync)
+        )
+        progress("applying the failure to every partition")
+        tally = Tally({t: policy_label(p) for t, p, _ in inputs.parsed})
 
-    at_risk: list[DataAtRisk] = []  # the estimates, once the stream has run
+        at_risk: list[DataAtRisk] = []  # the estimates, once the stream has run
 
-    def unclean_keys() -> Iterator[tuple[str, int]]:
-        # one pass: a row per topic with its counts and its unclean partitions, sorted,
-        # streamed to the driver topic by topic (two more passes, to sort and to stream the
-        # unclean partitions alone, cost 30 s more on 5M partitions)
-        stream = tally.unclean(per_topic(judged).toLocalIterator())
-        held = []
-        for topic, partition, candidates in stream:
-            if replica_status is None:
-                yield topic, partition
-            else:
-                held.append((topic, partition, candidates))
-        if checked is not None and tally.listed != len(checked.entries):
-            # raised inside the stream: the --unclean-out file is not written
-            refuse_missing(stage.spark, source, checked, root, topics)
-        if replica_status is not None:
-            at_risk.append(estimate(held, replica_status))
-            yield from ((r.topic, r.partition) for r in at_risk[0].partitions)
+        def unclean_keys() -> Iterator[tuple[str, int]]:
+            # one pass: a row per topic with its counts and its unclean partitions, sorted,
+            # streamed to the driver topic by topic (two more passes, to sort and to stream the
+            # unclean partitions alone, cost 30 s more on 5M partitions)
+            stream = tally.unclean(per_topic(judged).toLocalIterator())
+            held = []
+            for topic, partition, candidates in stream:
+                if replica_status is None:
+                    yield topic, partition
+                else:
+                    held.append((topic, partition, candidates))
+            if checked is not None and tally.listed != len(checked.entries):
+                # raised inside the stream: the --unclean-out file is not written
+                refuse_missing(stage.spark, source, checked, root, topics)
+            if replica_status is not None:
+                at_risk.append(estimate(held, replica_status))
+                yield from ((r.topic, r.partition) for r in at_risk[0].partitions)
 
-    written = None
-    if unclean_out is not None:
-        written = write_election_stream(unclean_out, unclean_keys())
-    else:
-        deque(unclean_keys(), maxlen=0)
-    report = build_report(
-        Failure(failure.brokers, failure.rack, frozenset(tally.unknown)),
-        tally.topics,
-        tally.sample,
-        None if plan is None else str(plan),
-        default_min_isr,
-        "spark",
-        inventory,
-        "assumed" if assume_in_sync else "recorded",
-        at_risk[0] if at_risk else None,
-    )
-    return report, written
+        written = None
+        if unclean_out is not None:
+            written = write_election_stream(unclean_out, unclean_keys())
+        else:
+            deque(unclean_keys(), maxlen=0)
+        report = build_report(
+            Failure(failure.brokers, failure.rack, frozenset(tally.unknown)),
+            tally.topics,
+            tally.sample,
+            None if plan is None else str(plan),
+            default_min_isr,
+            "spark",
+            inventory,
+            "assumed" if assume_in_sync else "recorded",
+            at_risk[0] if at_risk else None,
+        )
+        return report, written
