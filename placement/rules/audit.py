@@ -271,16 +271,21 @@ def describe_locator(
     return locate
 
 
+def table_files(root: Path, name: str) -> list[Path]:
+    """The files holding snapshot table ``name``, in the order its rows are read: its
+    JSON Lines file, or its Parquet file(s)."""
+    path = table_path(root, name)
+    return [path] if path.suffix == ".jsonl" else parquet_files(path)
+
+
 def table_locator(root: Path, name: str) -> Callable[[int], tuple[str, int]]:
     """Where row ``i`` (from 0) of snapshot table ``name`` is: the file holding it and its
     row there (from 1), as the snapshot reader names rows; a table of part files is
     read in `parquet_files` order."""
-    path = table_path(root, name)
-    if path.suffix == ".jsonl":
-        files = [path]
+    files = table_files(root, name)
+    if files[0].suffix == ".jsonl":
         counts = [0]  # one file: every row is in it
     else:
-        files = parquet_files(path)
         counts = []
         for f in files:
             with open(f, "rb") as fh:  # a file object: pyarrow cannot open every path

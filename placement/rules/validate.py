@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -9,20 +11,35 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from placement.errors import InputError, UsageError
 from placement.io.inventory import CheckedInventory
-from placement.io.jsonsrc import EncodingError, JsonSyntaxError, ParsedJson, decode_utf8, parse_json
+from placement.io.jsonsrc import (
+    QUOTE_CHARS,
+    EncodingError,
+    JsonSyntaxError,
+    ParsedJson,
+    decode_utf8,
+    parse_json,
+    shorten,
+)
 from placement.io.limits import (
     DESCRIBE_BYTES,
     DIAGNOSTICS_PER_FILE,
     POLICY_BYTES,
     POLICY_VALUES,
     PROPERTIES_BYTES,
+    Limit,
     read_capped,
     too_large,
 )
 from placement.io.positions import LineIndex, Position
 from placement.model.diagnostic import Diagnostic, Severity
 from placement.model.kafka import ibp_hint, parse_ibp_version
-from placement.model.shapes import PolicyLike, exact_policy
+from placement.model.shapes import (
+    CONSTRAINT_KEYS,
+    ENTRY_KEYS,
+    POLICY_KEYS,
+    PolicyLike,
+    exact_policy,
+)
 from placement.rules import report, syntax
 from placement.rules.base import CheckContext, Finding, Rule
 from placement.rules.properties import (
@@ -69,6 +86,20 @@ class ValidateOptions(NamedTuple):
         )
 
 
+_KEYS = frozenset((*POLICY_KEYS, *ENTRY_KEYS, *CONSTRAINT_KEYS))
+
+
+def _shown_pointer(ptr: str) -> str:
+    """``ptr`` as a finding carries it: a key of the file's own longer than a message would
+    quote (a 100 KB "key" of a file that is no policy) is left out, and the pointer is
+    its object's."""
+    tokens = ptr.split("/")
+    for i, token in enumerate(tokens):
+        if len(token) > QUOTE_CHARS and token not in _KEYS:
+            return "/".join(tokens[:i])
+    return ptr
+
+
 def _diag(
     rule: type[Rule],
     file: str,
@@ -84,7 +115,7 @@ def _diag(
         severity=rule.severity,
         message=message,
         file=file,
-        pointer=pointer,
+        pointer=_shown_pointer(pointer),
         line=pos.line,
         column=pos.column,
         hint=hint,
@@ -261,6 +292,9 @@ def validate_json_bytes(data: bytes, file: str, ctx: CheckContext) -> list[Diagn
     return out
 
 
+_KEY_CHARS = 64  # the broker keys have up to 53 characters
+
+
 def validate_properties_bytes(data: bytes, file: str, ctx: CheckContext) -> list[Diagnostic]:
     """Check every `confluent.*placement.constraints` value of a properties file."""
     from placement.io.properties import PropertiesSyntaxError, parse_properties
@@ -279,6 +313,7 @@ def validate_properties_bytes(data: bytes, file: str, ctx: CheckContext) -> list
     for prop in props:
         if not PLACEMENT_KEY.match(prop.key):
             continue
+        key = shorten(prop.key, _KEY_CHARS)  # as messages show it
         if prop.key not in BROKER_PLACEMENT_KEYS:
             if prop.key == "confluent.placement.constraints":
                 hint = (
@@ -294,14 +329,14 @@ def validate_properties_bytes(data: bytes, file: str, ctx: CheckContext) -> list
                     UnknownPlacementProperty,
                     file,
                     Position(prop.line, prop.column),
-                    f'brokers do not read the property "{prop.key}"',
+                    f'brokers do not read the property "{key}"',
                     hint,
                 )
             )
         if not prop.value.strip():
             continue  # an empty value means "no default placement"
         index = LineIndex(prop.value, physical, prop.value_offsets)
-        out.extend(policy_text_diagnostics(prop.value, file, ctx, index=index, context=prop.key))
+        out.extend(policy_text_diagnostics(prop.value, file, ctx, index=index, context=key))
     return out
 
 
@@ -386,7 +421,16 @@ def _inventory_of(brokers: pa.Table) -> Inventory:
     )
 
 
-def validate_snapshot(root: Path, options: ValidateOptions) -> Audit:
+class CheckedSnapshot(NamedTuple):
+    """What `validate` finds in a snapshot: the findings to list, those only counted,
+    and every file of its tables that was checked (listed in the report, clean or not)."""
+
+    diagnostics: list[Diagnostic]
+    unlisted: Unlisted | None
+    files: list[str]
+
+
+def validate_snapshot(root: Path, options: ValidateOptions) -> CheckedSnapshot:
     """Check the policies of a snapshot's topics table and audit its partitions (MRC9xx).
 
     The racks are the inventory's when there is one, else the snapshot's brokers table's
@@ -394,7 +438,13 @@ def validate_snapshot(root: Path, options: ValidateOptions) -> Audit:
     rows, as the snapshot reader names them: the table's file, line = the row (from 1).
     """
     from placement.io.snapshot import read_snapshot
-    from placement.rules.audit import audit, brokers_table, snapshot_locator, table_locator
+    from placement.rules.audit import (
+        audit,
+        brokers_table,
+        snapshot_locator,
+        table_files,
+        table_locator,
+    )
 
     snap = read_snapshot(root)
     ctx = options.context()
@@ -434,7 +484,10 @@ def validate_snapshot(root: Path, options: ValidateOptions) -> Audit:
         racks=True,
         where=where,
     )
-    return Audit(out + found.diagnostics, found.unlisted)
+    files = [
+        str(f) for name in ("brokers", "topics", "partitions") for f in table_files(root, name)
+    ]
+    return CheckedSnapshot(out + found.diagnostics, found.unlisted, files)
 
 
 def inventory_diagnostics(loaded: CheckedInventory) -> list[Diagnostic]:
@@ -462,40 +515,161 @@ def is_snapshot(path: Path) -> bool:
     )
 
 
-def discover(paths: Sequence[str | Path]) -> tuple[list[Path], list[Path]]:
-    """Expand directories into their `*.json` / `*.properties` files (hidden dirs skipped)
-    and the snapshots among them (whose own files are not policies)."""
-    found: dict[str, Path] = {}
-    snapshots: dict[str, Path] = {}
+POLICY_SUFFIXES = (".json", ".properties")
+
+
+class Skipped(NamedTuple):
+    """A path of a directory walk that `validate` did not read, and why (never what it
+    points at: that may be a secret of the machine running the check)."""
+
+    path: Path
+    why: str
+
+    def note(self) -> str:
+        return f"{self.path}: not read: {self.why}"
+
+
+class Discovered(NamedTuple):
+    """What `discover` found: the files to check, the snapshots, the paths of directory
+    walks it skipped, and the identity (device, inode) each walked file had when the walk
+    looked at it: the file read must be that file."""
+
+    files: dict[str, Path]  # by name, in the order found
+    snapshots: dict[str, Path]
+    skipped: list[Skipped]
+    walked: dict[str, tuple[int, int]]
+
+
+def _special(mode: int) -> str:
+    """What a file that is not a regular file is, for a note."""
+    for test, what in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+class _Walk:
+    """One directory given on the command line, walked without leaving it: a symbolic
+    link is followed only when it resolves inside the directory, a special file (a FIFO
+    would block the run) is never opened, hidden entries are passed over."""
+
+    def __init__(self, root: Path, out: Discovered) -> None:
+        self.root = root
+        self.real = root.resolve()
+        self.out = out
+
+    def skip(self, path: Path, why: str) -> None:
+        self.out.skipped.append(Skipped(path, why))
+
+    def outside(self, path: Path) -> bool:
+        """Whether ``path`` (a symbolic link, or holding one) resolves outside the root;
+        a link that cannot be resolved (a loop) counts as outside."""
+        try:
+            return not path.resolve().is_relative_to(self.real)
+        except (OSError, RuntimeError):
+            return True
+
+    @property
+    def leads_out(self) -> str:
+        return f"a symbolic link leading outside {self.root}"
+
+    def run(self) -> None:
+        self.directory(self.root)
+
+    def directory(self, where: Path) -> None:
+        try:
+            entries = sorted(os.scandir(where), key=lambda e: e.name)
+        except OSError as exc:
+            raise InputError(str(where), f"cannot list: {exc.strerror or exc}") from None
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            self.entry(where / entry.name, entry)
+
+    def entry(self, path: Path, entry: os.DirEntry[str]) -> None:
+        candidate = path.suffix.lower() in POLICY_SUFFIXES
+        link = entry.is_symlink()
+        if link and self.outside(path):
+            if candidate or entry.is_dir():
+                self.skip(path, self.leads_out)
+            return
+        try:
+            st = path.stat()  # through a link that stays inside
+        except OSError:
+            if link and candidate:
+                self.skip(path, "a broken symbolic link")
+            return
+        if stat.S_ISDIR(st.st_mode):
+            if is_snapshot(path):
+                self.snapshot(path)
+            elif not link:  # a linked directory inside is walked where it is
+                self.directory(path)
+        elif not candidate:
+            return
+        elif stat.S_ISREG(st.st_mode):
+            if str(path) not in self.out.files:
+                self.out.files[str(path)] = path
+                self.out.walked[str(path)] = (st.st_dev, st.st_ino)
+        else:
+            self.skip(path, f"{_special(st.st_mode)}, not a regular file")
+
+    def snapshot(self, root: Path) -> None:
+        """Take the snapshot at ``root`` when nothing in it leads out or is special."""
+        for where, dirs, files in os.walk(root):
+            for name in sorted(dirs + files):
+                path = Path(where) / name
+                if path.is_symlink() and self.outside(path):
+                    self.skip(root, f"its {path.relative_to(root)} is {self.leads_out}")
+                    return
+                try:
+                    mode = path.lstat().st_mode
+                except OSError:
+                    continue
+                if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+                    what = _special(mode)
+                    self.skip(root, f"its {path.relative_to(root)} is {what}, not a regular file")
+                    return
+        self.out.snapshots.setdefault(str(root), root)
+
+
+def discover(paths: Sequence[str | Path]) -> Discovered:
+    """Expand directories into their `*.json` / `*.properties` files (hidden entries
+    skipped) and the snapshots among them (whose own files are not policies).
+
+    A directory walk stays inside the directory: what resolves outside it (a symbolic
+    link to a file of the machine, or to a directory elsewhere) and what is not a regular
+    file (a FIFO, a device) is skipped and listed in ``skipped``. A path named on the
+    command line is the user's choice and is taken as it is.
+    """
+    out = Discovered({}, {}, [], {})
     for raw in paths:
         p = Path(raw)
         if is_snapshot(p):
-            snapshots.setdefault(str(p), p)
+            out.snapshots.setdefault(str(p), p)
         elif p.is_dir():
-            inside: list[Path] = []
-            for child in sorted(p.rglob("*")):  # a directory sorts before its contents
-                rel = child.relative_to(p).parts
-                if any(part.startswith(".") for part in rel) or any(
-                    child.is_relative_to(s) for s in inside
-                ):
-                    continue
-                if is_snapshot(child):
-                    inside.append(child)
-                    snapshots.setdefault(str(child), child)
-                elif child.is_file() and child.suffix.lower() in (".json", ".properties"):
-                    found.setdefault(str(child), child)
+            _Walk(p, out).run()
         elif p.exists():
-            found.setdefault(str(p), p)
+            out.files.setdefault(str(p), p)
         else:
             raise UsageError(f"{p}: no such file or directory")
-    if not found and not snapshots:
+    if not out.files and not out.snapshots:
+        skipped = ""
+        if out.skipped:
+            more = f" and {len(out.skipped) - 1} more" if len(out.skipped) > 1 else ""
+            skipped = f"; skipped {out.skipped[0].note()}{more}"
         raise UsageError(
             "no placement files (*.json, *.properties) found in "
-            + ", ".join(str(p) for p in paths),
+            + ", ".join(str(p) for p in paths)
+            + skipped,
             "pass placement files, server.properties files, kafka-topics --describe output, "
             "snapshots, or directories holding them",
         )
-    return list(found.values()), list(snapshots.values())
+    return out
 
 
 def _looks_like_describe(data: bytes) -> bool:
@@ -504,27 +678,51 @@ def _looks_like_describe(data: bytes) -> bool:
     return looks_like_describe(data)
 
 
+def _read(path: Path, limit: Limit, walked: tuple[int, int] | None) -> bytes:
+    """The bytes of ``path``, at most ``limit``. A file found by a directory walk is
+    opened without waiting (a FIFO swapped in would block) and must still be the regular
+    file the walk saw."""
+    name = str(path)
+    try:
+        if walked is None:
+            with path.open("rb") as fh:
+                return read_capped(fh, name, limit)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != walked:
+                raise InputError(
+                    name,
+                    "changed while validate read the directory: it is no longer the regular "
+                    "file found there",
+                    "run validate again when nothing writes to the directory",
+                )
+            os.set_blocking(fh.fileno(), True)
+            return read_capped(fh, name, limit)
+    except OSError as exc:
+        raise InputError(name, f"cannot read: {exc.strerror or exc}") from None
+
+
 def validate_paths(
     paths: Iterable[str | Path], options: ValidateOptions, *, notes: list[str] | None = None
 ) -> dict[str, list[Diagnostic]]:
-    """Findings per file for every file under ``paths`` (and the inventory, if given).
+    """Findings per file for every file under ``paths`` (and the inventory, if given);
+    every file checked is a key, with no findings when it is clean.
 
-    What the user should know but is no finding (describe output audited without racks)
-    is appended to ``notes``, once.
+    What the user should know but is no finding (paths of a directory that were not
+    read, and why; describe output audited without racks) is appended to ``notes``.
     """
     ctx = options.context()
     out: dict[str, list[Diagnostic]] = {}
     unlisted: dict[str, Unlisted] = {}
     without_racks: list[str] = []
-    files, snapshots = discover(list(paths))
-    for path in files:
+    found = discover(list(paths))
+    if notes is not None:
+        notes.extend(s.note() for s in found.skipped)
+    for path in found.files.values():
         suffix = path.suffix.lower()
         limit = {".properties": PROPERTIES_BYTES, ".json": POLICY_BYTES}.get(suffix, DESCRIBE_BYTES)
-        try:
-            with path.open("rb") as fh:
-                data = read_capped(fh, str(path), limit)
-        except OSError as exc:
-            raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from None
+        data = _read(path, limit, found.walked.get(str(path)))
         if suffix == ".properties":
             out[str(path)] = validate_properties_bytes(data, str(path), ctx)
         elif suffix != ".json" and _looks_like_describe(data):
@@ -538,14 +736,16 @@ def validate_paths(
             if len(data) > POLICY_BYTES.value():
                 raise too_large(str(path), POLICY_BYTES, len(data))
             out[str(path)] = validate_json_bytes(data, str(path), ctx)
-    for root in snapshots:
-        found = validate_snapshot(root, options)
-        for d in found.diagnostics:
+    for root in found.snapshots.values():
+        snapshot = validate_snapshot(root, options)
+        for file in snapshot.files:
+            out.setdefault(file, [])
+        for d in snapshot.diagnostics:
             out.setdefault(d.file, []).append(d)
-        if found.unlisted is not None:
-            first = found.unlisted.first
+        if snapshot.unlisted is not None:
+            first = snapshot.unlisted.first
             out.setdefault(first.file, [])
-            unlisted[first.file] = found.unlisted
+            unlisted[first.file] = snapshot.unlisted
     if options.inventory is not None:
         for d in inventory_diagnostics(options.inventory):
             out.setdefault(d.file, []).append(d)

@@ -693,15 +693,23 @@ def test_exit_2_empty_inventory_dir(cli: Cli, valid_dir: Path, tmp_path: Path) -
 
 
 def _deny_reading(monkeypatch: pytest.MonkeyPatch, denied: Path) -> None:
-    """Root reads any file, so simulate EACCES for one path (and only for it)."""
+    """Root reads any file, so simulate EACCES for one path (and only for it), opened as
+    a Path or by os.open (how a directory walk's files are opened)."""
     open_ = Path.open
+    os_open = os.open
 
     def deny(self: Path, *args: Any, **kwargs: Any) -> Any:
         if self == denied:
             raise PermissionError(13, "Permission denied", str(self))
         return open_(self, *args, **kwargs)
 
+    def deny_os(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(path, str | os.PathLike) and Path(path) == denied:
+            raise PermissionError(13, "Permission denied", str(path))
+        return os_open(path, *args, **kwargs)
+
     monkeypatch.setattr(Path, "open", deny)
+    monkeypatch.setattr(os, "open", deny_os)
 
 
 def test_exit_2_unreadable_inventory_simulated(

@@ -133,7 +133,9 @@ def test_snapshot_findings_point_at_partition_rows(tmp_path: Path) -> None:
     root = _write(tmp_path / "snap", rows)
     found = _found(root)
     table = str(root / "partitions" / "part-00000.parquet")
-    assert set(found) == {table}
+    # every table file checked is listed, the clean ones with no finding
+    assert set(found) == {table, str(root / "brokers.parquet"), str(root / "topics.parquet")}
+    assert found[str(root / "brokers.parquet")] == found[str(root / "topics.parquet")] == []
     assert positions(found[table]) == [("MRC901", 2, 1), ("MRC902", 4, 1), ("MRC903", 3, 1)]
     (broken,) = [d for d in found[table] if d.code == "MRC901"]
     assert broken.message.startswith("t-1 breaks its topic's placement policy")
@@ -150,7 +152,7 @@ def test_rows_count_within_each_part_file(tmp_path: Path) -> None:
     full = [{"leader": 1, "size_bytes": None, **r} for r in rows]
     pq.write_table(pa.Table.from_pylist(full, schema=PARTITIONS), parts / "part-00001.parquet")
     found = _found(root)
-    assert {f: positions(d) for f, d in found.items()} == {
+    assert {f: positions(d) for f, d in found.items() if d} == {
         str(parts / "part-00000.parquet"): [("MRC901", 1, 1)],
         str(parts / "part-00001.parquet"): [("MRC901", 2, 1)],
     }
@@ -189,7 +191,7 @@ def test_an_invalid_policy_is_a_finding_and_its_partitions_are_not_audited(
     root = _write(tmp_path / "snap", _broken(2), placement='{"version": 3, "replicas": []}')
     found = _found(root)
     topics = str(root / "topics.parquet")
-    assert set(found) == {topics}
+    assert {f for f, d in found.items() if d} == {topics}
     assert {d.code for d in found[topics]} <= {"MRC202", "MRC208"}
     assert all(d.line == 1 and d.context == "topic t" for d in found[topics])
 
@@ -211,7 +213,7 @@ def test_findings_past_the_cap_are_counted_not_built(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(placement.rules.partitions, "explain_violation", counting)
-    (diags,) = _found(root).values()
+    (diags,) = [d for d in _found(root).values() if d]
     listed = [d for d in diags if d.code != "MRC801"]
     assert [d.code for d in listed] == ["MRC901"] * 5
     assert [d.line for d in listed] == [41, 42, 43, 44, 45]
@@ -229,8 +231,12 @@ def test_a_snapshot_inside_a_directory_is_audited_not_read_as_policies(tmp_path:
     policy = tmp_path / "cluster" / "orders.json"
     policy.write_text(POLICY)
     found = _found(tmp_path / "cluster")
-    assert set(found) == {str(policy), str(root / "partitions" / "part-00000.parquet")}
+    tables = [root / "brokers.parquet", root / "topics.parquet", root / "partitions"]
+    assert set(found) == {str(policy), *(str(t) for t in tables[:2])} | {
+        str(root / "partitions" / "part-00000.parquet")
+    }
     assert found[str(policy)] == []
+    assert not any(str(f).endswith("_mrc-plan-snapshot.json") for f in found)
 
 
 def test_describe_without_an_inventory_says_once_that_placement_went_unchecked() -> None:
@@ -282,7 +288,7 @@ def test_the_summary_counts_what_the_audit_reports(tmp_path: Path) -> None:
     rows = _broken(3) + [{**lagging, "leader": 1}] * 2
     root = _write(tmp_path / "snap", rows)
     s = summarize(read_snapshot(root))
-    (diags,) = _found(root).values()
+    (diags,) = [d for d in _found(root).values() if d]
     codes = [d.code for d in diags]
     assert (s.violations, s.under_replicated) == (codes.count("MRC901"), codes.count("MRC904"))
     assert np.array_equal(violation_mask(read_snapshot(root)), np.array([True] * 3 + [False] * 2))
