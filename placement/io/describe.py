@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from placement.errors import InputError
+from placement.io.jsonsrc import QUOTE_CHARS, shorten
 from placement.io.limits import DESCRIBE_BYTES, PARTITIONS_TOTAL, check_count
 from placement.io.textfile import read_text
 from placement.model.assignment import PartitionAssignment
@@ -134,6 +135,17 @@ def _split_configs(text: str, line: int, column: int) -> dict[str, ConfigValue]:
     return out
 
 
+def _int_problem(text: str, what: str) -> str:
+    """`int_problem`, quoting a few characters of ``text`` at most: the file may be
+    another one that happens to hold a `Topic:` label."""
+    s = text.strip()
+    if len(s) <= QUOTE_CHARS:
+        return int_problem(s, what)
+    if s.isascii() and s.isdigit():
+        return f"{what}: a number of {len(s):,} digits is out of range"
+    return f"{what}: {shorten(s)!r} is not an integer (ASCII digits only)"
+
+
 def _ints(raw: str, path: str, line: int, label: str, column: int | None = None) -> tuple[int, ...]:
     """A comma-separated list of broker ids (ASCII digits, 0..2^31-1, no repeats)."""
     raw = raw.strip()
@@ -148,7 +160,7 @@ def _ints(raw: str, path: str, line: int, label: str, column: int | None = None)
             raise InputError(
                 path,
                 f"{label}: expected broker ids separated by commas; "
-                + int_problem(item, "broker id"),
+                + _int_problem(item, "broker id"),
                 "broker ids are integers from 0 to 2147483647",
                 line=line,
                 column=column,
@@ -156,7 +168,7 @@ def _ints(raw: str, path: str, line: int, label: str, column: int | None = None)
         if value in out:
             raise InputError(
                 path,
-                f"{label}: broker {value} is listed twice in {raw!r}",
+                f"{label}: broker {value} is listed twice",
                 "a partition holds at most one replica per broker",
                 line=line,
                 column=column,
@@ -169,6 +181,8 @@ def _topic(fields: dict[str, str], path: str, line: int, column: int) -> str:
     topic = fields["Topic"]
     problem = topic_name_error(topic)
     if problem is not None:
+        if len(topic) > QUOTE_CHARS:  # the message would quote it: a few characters at most
+            problem = f"the topic name is not a legal Kafka topic name ({len(topic):,} characters)"
         raise InputError(path, problem, TOPIC_NAME_HINT, line=line, column=column)
     return topic
 
@@ -181,7 +195,7 @@ def _leader(raw: str, path: str, line: int, column: int | None) -> int | None:
     if leader is None:
         raise InputError(
             path,
-            int_problem(raw, "Leader"),
+            _int_problem(raw, "Leader"),
             'expected a broker id or "none"',
             line=line,
             column=column,
@@ -242,7 +256,7 @@ class _DescribeReader:
         if partition is None:
             raise InputError(
                 path,
-                int_problem(fields["Partition"], "Partition"),
+                _int_problem(fields["Partition"], "Partition"),
                 "a partition number is an integer from 0 to 2147483647",
                 line=line_no,
                 column=col["Partition"],
@@ -299,7 +313,7 @@ class _DescribeReader:
                 if value is None:
                     raise InputError(
                         self.path,
-                        int_problem(fields[label], label),
+                        _int_problem(fields[label], label),
                         line=line_no,
                         column=col[label],
                     )

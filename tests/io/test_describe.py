@@ -112,3 +112,35 @@ def test_a_quote_or_backslash_escaped_in_a_config_value_stays_inside_its_string(
     assert value == policy
     assert json.loads(value)["replicas"][0]["constraints"]["rack"] == rack
     assert configs["segment.bytes"].value == "1"
+
+
+JUNK = "ghs_SECRET" + "A" * 100_000
+P = "Topic: t\tPartition: 0\t"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{P}Leader: 1\tReplicas: 1,{JUNK}\tIsr: 1\n",
+        f"{P}Leader: 1\tReplicas: 1,1,{JUNK}\tIsr: 1\n",
+        f"{P}Leader: {JUNK}\tReplicas: 1\tIsr: 1\n",
+        f"Topic: t\tPartition: {JUNK}\tLeader: 1\tReplicas: 1\tIsr: 1\n",
+        f"Topic: t\tPartitionCount: {JUNK}\tReplicationFactor: 1\n",
+        f"Topic: {JUNK}!\tPartitionCount: 1\tReplicationFactor: 1\n",
+    ],
+    ids=["replica", "listed-twice", "leader", "partition", "count", "topic"],
+)
+def test_a_bad_value_is_quoted_16_characters_at_most(text: str) -> None:
+    """Output with a `Topic:` label is read as describe output; a value at fault is
+    named by a few characters at most (the file may be something else entirely)."""
+    with pytest.raises(InputError) as info:
+        parse_describe(text, "d.txt")
+    shown = info.value.message + info.value.hint
+    assert "A" * 16 not in shown
+    assert len(info.value.message) < 160
+
+
+def test_a_long_number_is_out_of_range() -> None:
+    with pytest.raises(InputError) as info:
+        parse_describe(f"{P}Leader: {'9' * 40}\tReplicas: 1\tIsr: 1\n", "d.txt")
+    assert "40 digits is out of range" in info.value.message
