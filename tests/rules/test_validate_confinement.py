@@ -392,3 +392,18 @@ def test_a_directory_of_clean_policies_lists_every_policy(
     result = cli(["validate", "--format", fmt, root])
     assert result.exit_code == 0
     assert checked_files(fmt, result.stdout) == {str(p) for p in root.glob("*.json")}
+
+
+def test_a_long_placement_key_of_a_properties_file_is_cut(cli: Cli, tmp_path: Path) -> None:
+    """A key that looks like a placement setting is named (and checked), 64 characters at
+    most: the file may be no broker configuration at all."""
+    key = "confluent." + "ghs_SECRET" + "x" * 100_000 + ".placement.constraints"
+    p = tmp_path / "server.properties"
+    p.write_text(f'{key}={{"version": 2, "replicas": [1,]}}\n', encoding="utf-8")
+    result = cli(["validate", "--format", "json", p])
+    assert result.exit_code == 1
+    diags = json.loads(result.stdout)["files"][0]["diagnostics"]
+    assert {d["code"] for d in diags} == {"MRC601", "MRC103"}
+    for d in diags:
+        assert "x" * 65 not in d["message"] + d["hint"] + (d["context"] or "")
+    assert len(result.stdout) < 4_000
