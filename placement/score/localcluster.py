@@ -200,13 +200,17 @@ def _daemon_ports(
         if not text.isdecimal():
             raise ClusterError(f"{pid_file}: not a pid", hint)
         pid = int(text)
-        if not _is_ours(pid, state_dir):
-            raise ClusterError(f"the {name} (process {pid}) is not running", hint)
-        reported = _reported_ports(state_dir, cls, instance)
-        if all(service in reported for service in SERVICES[cls]):
-            break
+        if _is_ours(pid, state_dir):
+            reported = _reported_ports(state_dir, cls, instance)
+            if all(service in reported for service in SERVICES[cls]):
+                break
+        elif not os.path.exists(f"/proc/{pid}"):
+            raise ClusterError(f"the {name} (process {pid}) exited", hint)
+        # else between two execs (spark-class becomes java): no command line in /proc yet
         if time.monotonic() > deadline:
-            raise ClusterError(f"the {name} did not report the ports it listens on", hint)
+            raise ClusterError(
+                f"the {name} (process {pid}) did not report the ports it listens on", hint
+            )
         time.sleep(0.2)
     ports = {service: reported[service] for service in SERVICES[cls]}
     _check_held(state_dir, pid, cls, ports)
@@ -272,7 +276,9 @@ def start(
     if workers < 1:
         raise ClusterError(f"a cluster needs a worker (asked for {workers})")
     state_dir = _state(state_dir)
-    if os.path.lexists(state_dir / "cluster.json"):
+    # the record is written last: a pid file is a cluster starting, or one whose start
+    # was cut short (its daemons may run)
+    if os.path.lexists(state_dir / "cluster.json") or any((state_dir / "pids").glob("*.pid")):
         raise ClusterError(
             f"a local cluster is already recorded in {state_dir}",
             "stop it first (mrc-plan spark-local-cluster stop)",

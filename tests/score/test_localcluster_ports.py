@@ -202,6 +202,27 @@ def test_start_refuses_a_port_its_daemon_does_not_hold(
         assert proc.wait(timeout=15) is not None
 
 
+def test_start_leaves_a_cluster_whose_start_was_cut_short_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fakes: list[subprocess.Popen[bytes]]
+) -> None:
+    """The URL is recorded last, so a start that was killed on the way leaves daemons and
+    their pid files but no record: a new start must not trample them (or overwrite the
+    secret they use), it says to stop first."""
+    state = tmp_path / "cluster"
+    localcluster._state(state)
+    _fake_daemon(state, MASTER, instance=1, report=dict.fromkeys(("sparkMaster", "MasterUI"), 1))
+    started: list[str] = []
+    monkeypatch.setattr(
+        localcluster, "_start_daemon", lambda _s, cls, *_a, **_k: started.append(cls)
+    )
+    with pytest.raises(ClusterError, match="already recorded") as err:
+        start(state, timeout=5)
+    assert "stop it first" in (err.value.hint or "")
+    assert started == []
+    assert fakes[0].poll() is None, "start stopped a daemon it did not start"
+    assert not (state / "secret").exists()
+
+
 def test_a_listener_of_another_process_is_not_the_daemons(
     impostor: Impostor, fakes: list[subprocess.Popen[bytes]]
 ) -> None:
