@@ -252,14 +252,18 @@ def cluster_start(
 
     Only you can use it: it listens on 127.0.0.1 and requires a secret (spark.authenticate)
     kept in the state directory; `score`/`simulate --master URL` find it there for the default
-    directory, else set MRC_PLAN_SPARK_SECRET_FILE to DIR/secret."""
+    directory, else set MRC_PLAN_SPARK_SECRET_FILE to DIR/secret. The daemons' web UIs answer
+    no one without a token signed with the key kept beside the secret."""
     from placement.score.localcluster import default_state_dir, start
 
     from .render import safe  # the paths: escaped
 
     cluster = start(_state_dir(state_dir), cores=cores, memory=memory)
     sys.stdout.write(cluster.master_url + "\n")
-    sys.stderr.write(f"web UI: {cluster.web_url}; stop with: mrc-plan spark-local-cluster stop")
+    sys.stderr.write(
+        f"web UI: {cluster.web_url} (locked: 403 without a token signed with the key in "
+        f"{safe(cluster.state_dir / 'ui-key')}); stop with: mrc-plan spark-local-cluster stop"
+    )
     if cluster.state_dir != default_state_dir().resolve():
         sys.stderr.write(
             f" --dir {safe(cluster.state_dir)}\nfor score/simulate --master: "
