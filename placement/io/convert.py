@@ -14,16 +14,16 @@ from placement.io.describe import Describe
 from placement.io.limits import LOGDIRS_BYTES, SIZES_BYTES, too_large
 from placement.io.logdirs import EXAMPLES, SizesRead, looks_like_logdirs, parse_logdirs
 from placement.io.snapshot import BROKERS, PARTITIONS, TOPICS, Snapshot
-from placement.io.textfile import read_text
+from placement.io.textfile import (
+    cut,
+    int_problem_short,
+    read_text,
+    starts_with,
+    topic_name_problem,
+)
 from placement.model.assignment import Key
 from placement.model.inventory import Inventory
-from placement.model.kafka import (
-    INT64_MAX,
-    TOPIC_NAME_HINT,
-    int_problem,
-    parse_ascii_int,
-    topic_name_error,
-)
+from placement.model.kafka import INT64_MAX, TOPIC_NAME_HINT, parse_ascii_int
 
 SIZES_HINT = (
     "a sizes file is a CSV with the header topic,partition,size_bytes, or the output of "
@@ -65,11 +65,11 @@ def _sizes_csv(text: str, name: str) -> dict[Key, int]:
     try:
         header = [c.strip() for c in next(rows, [])]
         if header != ["topic", "partition", "size_bytes"]:
-            first = text.splitlines()[0].strip()
-            shown = first if len(first) <= 60 else first[:57] + "..."
+            # not a sizes file: nothing of the line is quoted (it may be a secret)
             raise fail(
                 "not a sizes file: the first line should be the CSV header "
-                f"topic,partition,size_bytes or a kafka-log-dirs banner, found {shown!r}",
+                "topic,partition,size_bytes or a kafka-log-dirs banner, and this one starts "
+                f"with {starts_with(text)}",
                 1,
                 hint=SIZES_HINT,
             )
@@ -85,16 +85,21 @@ def _sizes_csv(text: str, name: str) -> dict[Key, int]:
                     f"expected topic,partition,size_bytes, found {len(row)} field(s)", line_no
                 )
             topic = row[0].strip()
-            problem = topic_name_error(topic)
+            problem = topic_name_problem(topic)
             if problem is not None:
                 raise fail(problem, line_no, 1, TOPIC_NAME_HINT)
             part = parse_ascii_int(row[1])
             if part is None:
-                raise fail(int_problem(row[1], "partition"), line_no, len(row[0]) + 2)
+                raise fail(
+                    int_problem_short(row[1], "partition"),
+                    line_no,
+                    len(row[0]) + 2,
+                    "partitions are integers from 0 to 2^31-1",
+                )
             size = parse_ascii_int(row[2], high=INT64_MAX)
             if size is None:
                 raise fail(
-                    int_problem(row[2], "size_bytes", high=INT64_MAX),
+                    int_problem_short(row[2], "size_bytes", high=INT64_MAX),
                     line_no,
                     len(row[0]) + len(row[1]) + 3,
                     "sizes are bytes: an integer from 0 to 2^63-1",
@@ -102,7 +107,8 @@ def _sizes_csv(text: str, name: str) -> dict[Key, int]:
             key = (topic, part)
             if key in out:
                 raise fail(
-                    f"{topic}-{part} is listed twice (first on line {first_line[key]})", line_no
+                    f"{cut(topic)}-{part} is listed twice (first on line {first_line[key]})",
+                    line_no,
                 )
             out[key] = size
             first_line[key] = line_no

@@ -12,7 +12,7 @@ from placement.errors import InputError
 from placement.io.jsonsrc import ParsedJson, parse_json_file
 from placement.io.limits import BROKERS, INVENTORY_BYTES, PROPERTIES_BYTES, check_count
 from placement.io.positions import LineIndex, pointer, position_in
-from placement.io.textfile import read_text
+from placement.io.textfile import fits, read_text, short, short_key, shown, starts_with
 from placement.model.kafka import INT32_MAX, parse_ascii_int
 from placement.model.shapes import InventoryLike, NodeLike, exact_inventory
 
@@ -61,18 +61,35 @@ def _require_brokers(path: str, brokers: Sequence[NodeLike]) -> None:
 
 
 def _rack(rack: str | None) -> str:
-    return f"rack {rack!r}" if rack else "no rack"
+    return f"rack {shown(rack)}" if rack else "no rack"
+
+
+JSON_HINT = 'expected {"brokers": [{"id": 1, "rack": "us-west"}], "controllers": [...]}'
+
+
+def _where(loc: Sequence[str | int]) -> str:
+    """The JSON pointer of a pydantic error's location, a key of the file in it only when
+    short (an unknown key may be anything, a secret too)."""
+    return pointer(p if isinstance(p, int) or fits(p) else "…" for p in loc)
 
 
 def _parse_json(path: Path) -> tuple[ParsedJson, str]:
     text = _read_text(path)
     name = str(path)
-    doc = parse_json_file(text, name)
+    try:
+        doc = parse_json_file(text, name)
+    except InputError as exc:
+        exc.hint = exc.hint or f"an inventory in JSON is an object: {JSON_HINT}"
+        raise
     if doc.duplicates:
         dup = doc.duplicates[0]
         p = doc.position(dup.offset)
         raise InputError(
-            name, f'duplicate key "{dup.key}"', "keep one of them", line=p.line, column=p.column
+            name,
+            f"duplicate key {short_key(dup.key)}",
+            "keep one of them",
+            line=p.line,
+            column=p.column,
         )
     return doc, name
 
@@ -88,11 +105,11 @@ def _json_model(doc: ParsedJson, name: str) -> Inventory:
         err = exc.errors()[0]
         ptr = pointer(err["loc"])
         p = doc.locate(ptr, key=err["type"] == "extra_forbidden")
-        where = ptr or "the document"
+        where = _where(err["loc"]) or "the document"
         raise InputError(
             name,
             f"{where}: {err['msg']}",
-            'expected {"brokers": [{"id": 1, "rack": "us-west"}], "controllers": [...]}',
+            JSON_HINT,
             line=p.line,
             column=p.column,
         ) from None
@@ -219,10 +236,14 @@ def _csv_columns(name: str, header_line: int, header: list[str]) -> list[str]:
     """The header's column names, lower-cased; id and rack are required."""
     cols = [c.strip().lower() for c in header]
     if "id" not in cols or "rack" not in cols:
+        # not an inventory: nothing of the line is quoted (it may be anything, a secret too)
+        lacks = " and ".join(c for c in ("id", "rack") if c not in cols)
         raise InputError(
             name,
-            f"the header must name the columns id and rack, found {header}",
-            "first line: id,rack[,capacity_bytes]",
+            "not an inventory CSV: the header (its first line) must name the columns id and "
+            f"rack; this one names no {lacks} (it starts with {starts_with(','.join(header))})",
+            "first line: id,rack[,capacity_bytes]; an inventory in JSON needs a name not "
+            "ending in .csv",
             line=header_line,
             column=1,
         )
@@ -230,7 +251,7 @@ def _csv_columns(name: str, header_line: int, header: list[str]) -> list[str]:
     if unknown:
         raise InputError(
             name,
-            f"unknown column {unknown[0]!r}",
+            f"unknown column {short(unknown[0])}",
             "columns: id, rack, capacity_bytes",
             line=header_line,
             column=_field_column(header, cols.index(unknown[0])),
@@ -258,7 +279,7 @@ def _csv_broker(name: str, cols: list[str], line_no: int, row: list[str]) -> Bro
         if value is None:
             raise InputError(
                 name,
-                f"{col} must be an integer, found {raw!r}",
+                f"{col} must be an integer, found {short(raw)}",
                 "ASCII digits, at most 2^63-1",
                 line=line_no,
                 column=_field_column(row, cols.index(col)),
@@ -312,7 +333,7 @@ def _load_properties_dir(path: Path) -> LoadedInventory:
         if parsed_id is None:
             raise InputError(
                 str(file),
-                f"{id_prop.key} must be an integer, found {id_prop.value!r}",
+                f"{id_prop.key} must be an integer, found {short(id_prop.value)}",
                 f"node ids are ASCII digits from 0 to {INT32_MAX}",
                 line=id_prop.line,
                 column=id_prop.column,

@@ -36,6 +36,7 @@ from placement.errors import InputError
 from placement.io.jsonsrc import JsonSyntaxError, ShapeError, SyntaxKind, is_json_int, parse_json
 from placement.io.limits import BROKERS, PARTITIONS_TOTAL, MiB, check_count
 from placement.io.positions import LineIndex, Position, position_in
+from placement.io.textfile import char_kind, cut, fits, short, short_key, topic_name_problem
 from placement.model.assignment import Key
 from placement.model.kafka import INT32_MAX, INT64_MAX, TOPIC_NAME_HINT, topic_name_error
 
@@ -116,14 +117,16 @@ def _split_name(name: str) -> tuple[str, int] | str:
     with '-', and a topic name may hold '-' too, so the number follows the last one.
     A message when the name is not a legal topic and a partition number."""
     topic, dash, number = name.rpartition("-")
+    # the name is quoted only when short: it may be anything, a secret too
     if not dash:
-        return f'"{name}" is not <topic>-<partition>'
+        return f"{short(name)} is not <topic>-<partition>"
     if re.fullmatch(_PARTITION_NUMBER, number) is None or int(number) > INT32_MAX:
         return (
-            f'"{name}" does not end in a partition number (0 to {INT32_MAX}, without leading zeros)'
+            f"{short(name)} does not end in a partition number (0 to {INT32_MAX}, "
+            "without leading zeros)"
         )
-    problem = topic_name_error(topic)
-    return (topic, int(number)) if problem is None else f'"{name}": {problem}'
+    problem = topic_name_problem(topic)
+    return (topic, int(number)) if problem is None else problem
 
 
 _REPLICA_REQUIRED = ("partition", "size", "isFuture")
@@ -269,11 +272,10 @@ class _Reader:
                 "the tool prints the document on the line after them: was its output cut off?",
             )
         if text[pos] != "{":
-            found = text[pos : min(end, pos + 60)].strip()
-            shown = found if len(found) <= 40 else found[:37] + "..."
+            # not the tool's output: nothing of the line is quoted (it may be a secret)
             raise self.fail(
                 pos,
-                f"expected the JSON document kafka-log-dirs prints, found {shown!r}",
+                f"expected the JSON document kafka-log-dirs prints, found {char_kind(text[pos])}",
                 "keep only the tool's standard output: two banner lines, then one JSON "
                 "object (warnings captured with 2>&1 do not belong)",
             )
@@ -296,7 +298,7 @@ class _Reader:
             if m is None or int(m[1]) > INT32_MAX:
                 raise self.at(
                     Position(line, column + 1 + len(raw) - len(raw.lstrip())),
-                    f"the banner lists {raw.strip()!r} among the brokers, not a broker id",
+                    f"the banner lists {short(raw.strip())} among the brokers, not a broker id",
                     BROKER_ID,
                 )
             ids.append(int(m[1]))
@@ -333,7 +335,7 @@ class _Reader:
         d = doc.duplicates[0]
         return self.at(
             doc.position(d.offset),
-            f'duplicate key "{d.key}"',
+            f"duplicate key {short_key(d.key)}",
             "Kafka prints each key once: this file was edited or pieced together",
         )
 
@@ -353,7 +355,7 @@ class _Reader:
                 if key in seen:
                     raise self.fail(
                         pos,
-                        f'duplicate key "{key}"',
+                        f"duplicate key {short_key(key)}",
                         "Kafka prints each key once: this file was edited or pieced together",
                     )
                 seen[key] = pos
@@ -384,8 +386,9 @@ class _Reader:
         """Check a member of the document as soon as it is read (`version` often comes
         first: a document of another version is not read as version 1)."""
         if key == "version" and (not is_json_int(value) or value != 1):
-            shown = json.dumps(value) if not isinstance(value, (dict, list)) else "?"
-            raise self.fail(at, f"unsupported version {shown}: kafka-log-dirs prints 1")
+            raise self.fail(
+                at, f"unsupported version {_version(value)}: kafka-log-dirs prints 1", SHAPE_HINT
+            )
         if key == "brokers":
             raise self.fail(at, '"brokers" must be an array of broker entries', SHAPE_HINT)
 
@@ -470,7 +473,7 @@ class _Reader:
             raise ShapeError(f"{ptr}/logDir", '"logDir" must be a non-empty string')
         if name in seen:
             raise ShapeError(
-                f"{ptr}/logDir", f"broker {broker} lists log dir {name} twice", SHAPE_HINT
+                f"{ptr}/logDir", f"broker {broker} lists log dir {cut(name)} twice", SHAPE_HINT
             )
         seen[name] = 1
         if error is not None and type(error) is not str:
@@ -521,7 +524,7 @@ class _Reader:
             element,
             ShapeError(
                 self.locate_name(element, name, nth=2),
-                f"broker {broker} holds partition {name} twice",
+                f"broker {broker} holds partition {cut(name)} twice",
                 "a broker has one current replica of a partition (and at most one future "
                 "replica, isFuture: true): this file was edited or pieced together",
             ),
@@ -642,6 +645,14 @@ class _Reader:
             )
         notes.extend(_disagreeing(keyed, self.path))
         return notes
+
+
+def _version(value: Any) -> str:
+    """A "version" that is not 1, as a message may show it: a short number or string."""
+    if isinstance(value, (dict, list)):
+        return "(an object)" if isinstance(value, dict) else "(an array)"
+    text = json.dumps(value)
+    return text if fits(text) else short(str(value))
 
 
 def _count(n: int, what: str) -> str:

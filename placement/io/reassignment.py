@@ -63,6 +63,7 @@ from placement.io.ownlayout import (
     read_own_layout_file,
 )
 from placement.io.positions import LineIndex, Position, escape_token, parent_pointers, position_in
+from placement.io.textfile import cut, fits, short, short_key, topic_name_problem
 from placement.model.assignment import PartitionAssignment
 from placement.model.kafka import INT32_MAX, TOPIC_NAME_HINT, topic_name_error
 
@@ -88,10 +89,9 @@ def _broker_list(entry: dict[str, Any], field: str, ptr: str) -> tuple[int, ...]
         raise ShapeError(f"{ptr}/{field}", f'"{field}" must be an array of broker ids')
     for j, b in enumerate(value):
         if not is_json_int(b) or b < 0 or b > INT32_MAX:
-            shown = json.dumps(b) if not isinstance(b, (dict, list)) else type(b).__name__
             raise ShapeError(
                 f"{ptr}/{field}/{j}",
-                f'"{field}" holds {shown}, not a broker id',
+                f'"{field}" holds {_value(b)}, not a broker id',
                 f"broker ids are integers from 0 to {INT32_MAX} (Java ints)",
             )
     dup = next(b for j, b in enumerate(value) if b in value[:j])
@@ -100,6 +100,21 @@ def _broker_list(entry: dict[str, Any], field: str, ptr: str) -> tuple[int, ...]
         f'broker {dup} appears twice in "{field}"',
         "Kafka rejects duplicate brokers in a replica list",
     )
+
+
+def _partition(topic: str, partition: int) -> str:
+    """A partition as a message names it, `<topic>-<partition>`: its topic cut to a few
+    characters (a message quotes no more of a file)."""
+    return f"{cut(topic)}-{partition}"
+
+
+def _value(value: Any) -> str:
+    """A JSON value that is not what its place needs, as a message may show it: a short
+    number or string, else its kind."""
+    if isinstance(value, (dict, list)):
+        return "(an object)" if isinstance(value, dict) else "(an array)"
+    text = json.dumps(value)
+    return text if fits(text) else short(str(value))
 
 
 _INT: frozenset[type] = frozenset({int})
@@ -115,8 +130,8 @@ def _entry(entry: Any, ptr: str, names: set[str]) -> PartitionAssignment:
     if not entry.keys() <= _ALLOWED:
         key = next(k for k in entry if k not in _ALLOWED)
         raise ShapeError(
-            f"{ptr}/{key}",
-            f'unknown key "{key}" in a partition entry',
+            f"{ptr}/{escape_token(key)}",
+            f"unknown key {short_key(key)} in a partition entry",
             "allowed: " + ", ".join(sorted(_ALLOWED)),
             key=True,
         )
@@ -127,7 +142,7 @@ def _entry(entry: Any, ptr: str, names: set[str]) -> PartitionAssignment:
     if type(topic) is not str or topic not in names:  # a list is not hashable: type first
         if not isinstance(topic, str) or not topic:
             raise ShapeError(f"{ptr}/topic", '"topic" must be a non-empty string')
-        bad_name = topic_name_error(topic)
+        bad_name = topic_name_problem(topic)
         if bad_name is not None:
             raise ShapeError(f"{ptr}/topic", bad_name, TOPIC_NAME_HINT)
         names.add(topic)
@@ -137,17 +152,19 @@ def _entry(entry: Any, ptr: str, names: set[str]) -> PartitionAssignment:
         )
     replicas = _broker_list(entry, "replicas", ptr)
     if not replicas:
-        raise ShapeError(f"{ptr}/replicas", f"{topic}-{partition} has an empty replica list")
+        raise ShapeError(
+            f"{ptr}/replicas", f"{_partition(topic, partition)} has an empty replica list"
+        )
     observers = _broker_list(entry, "observers", ptr) if "observers" in entry else ()
     if observers and replicas[len(replicas) - len(observers) :] != observers:
         raise ShapeError(
             f"{ptr}/observers",
-            f"observers {list(observers)} of {topic}-{partition} are not the last "
+            f"observers {list(observers)} of {_partition(topic, partition)} are not the last "
             f"entries of replicas {list(replicas)}",
             "list sync replicas first and observers last, in the same order",
         )
     if len(observers) == len(replicas):
-        raise ShapeError(f"{ptr}/observers", f"{topic}-{partition} has no sync replica")
+        raise ShapeError(f"{ptr}/observers", f"{_partition(topic, partition)} has no sync replica")
     if "log_dirs" in entry:
         dirs = entry["log_dirs"]
         if type(dirs) is not list or not set(map(type, dirs)) <= _STR:
@@ -166,10 +183,18 @@ def _entries(value: Any) -> list[PartitionAssignment]:
         raise ShapeError("", "a reassignment file must be a JSON object", SHAPE_HINT)
     unknown = sorted(set(value) - {"version", "partitions"})
     if unknown:
-        raise ShapeError(f"/{unknown[0]}", f'unknown key "{unknown[0]}"', key=True)
+        raise ShapeError(
+            f"/{escape_token(unknown[0])}",
+            f"unknown key {short_key(unknown[0])}",
+            'a reassignment file has the keys "version" and "partitions"',
+            key=True,
+        )
     if "version" in value and (not is_json_int(value["version"]) or value["version"] != 1):
-        shown = value["version"] if not isinstance(value["version"], (dict, list)) else "?"
-        raise ShapeError("/version", f"unsupported version {shown!r}: Kafka knows only 1")
+        raise ShapeError(
+            "/version",
+            f"unsupported version {_value(value['version'])}: Kafka knows only 1",
+            SHAPE_HINT,
+        )
     parts = value.get("partitions")
     if not isinstance(parts, list):
         raise ShapeError(
@@ -191,7 +216,8 @@ def _entries(value: Any) -> list[PartitionAssignment]:
         if first != i:
             raise ShapeError(
                 f"/partitions/{i}",
-                f"{a.topic}-{a.partition} is listed twice (first at /partitions/{first})",
+                f"{_partition(a.topic, a.partition)} is listed twice (first at "
+                f"/partitions/{first})",
                 "Kafka rejects such a reassignment: keep one entry per partition",
             )
         out.append(a)
@@ -515,13 +541,13 @@ class PlanFile:
             if topics is not None and a.topic not in topics:
                 raise self.error(
                     i,
-                    f"topic {a.topic} is not in {where}",
+                    f"topic {cut(a.topic)} is not in {where}",
                     "a plan for another cluster, or a topic created since the snapshot",
                 )
             if partitions is not None and not partitions(a.topic, a.partition):
                 raise self.error(
                     i,
-                    f"partition {a.partition} of topic {a.topic} is not in {where}",
+                    f"partition {a.partition} of topic {cut(a.topic)} is not in {where}",
                     "Kafka rejects a reassignment of a partition that does not exist",
                 )
             if brokers is not None:
@@ -529,7 +555,7 @@ class PlanFile:
                 if unknown:
                     raise self.error(
                         i,
-                        f"{a.topic}-{a.partition}: broker(s) "
+                        f"{_partition(a.topic, a.partition)}: broker(s) "
                         f"{', '.join(map(str, unknown))} are not in {where}",
                         "Kafka rejects a reassignment onto a broker that does not exist",
                     )
@@ -581,14 +607,20 @@ def _parse_plan(text: str, path: str, *, own_layout: bool) -> PlanFile:
         doc: ParsedJson = parse_json(body, index)
     except JsonSyntaxError as exc:
         pos = index.position(exc.offset)
-        hint = exc.hint
+        hint = exc.hint or f"a reassignment file is JSON: {SHAPE_HINT}"
         if exc.kind in (SyntaxKind.EMPTY, SyntaxKind.TOO_DEEP):
             hint = f"a reassignment file is {SHAPE_HINT}"
         raise InputError(path, exc.message, hint, line=pos.line, column=pos.column) from None
     if doc.duplicates:
         d = doc.duplicates[0]
         pos = doc.position(d.offset)
-        raise InputError(path, f'duplicate key "{d.key}"', line=pos.line, column=pos.column)
+        raise InputError(
+            path,
+            f"duplicate key {short_key(d.key)}",
+            "Kafka's tool and `assign` write each key once: keep one of them",
+            line=pos.line,
+            column=pos.column,
+        )
     try:
         entries = _entries(doc.value)
     except ShapeError as p:

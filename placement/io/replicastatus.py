@@ -32,15 +32,22 @@ from placement.errors import InputError
 from placement.io.jsonsrc import JsonSyntaxError, ShapeError, is_json_int, parse_json
 from placement.io.limits import PARTITIONS_TOTAL, REPLICA_STATUS_BYTES, check_count
 from placement.io.positions import LineIndex, position_in
-from placement.io.textfile import read_text
+from placement.io.textfile import (
+    char_kind,
+    cut,
+    int_problem_short,
+    read_text,
+    short,
+    short_key,
+    starts_with,
+    topic_name_problem,
+)
 from placement.model.assignment import Key
 from placement.model.kafka import (
     INT32_MAX,
     INT64_MAX,
     TOPIC_NAME_HINT,
-    int_problem,
     parse_ascii_int,
-    topic_name_error,
 )
 
 # the columns the tool prints, in its order
@@ -128,13 +135,13 @@ class _Builder:
         if status.replica in replicas:
             raise fail(
                 "Replica",
-                f"{topic}-{partition}: replica {status.replica} is listed twice",
+                f"{cut(topic)}-{partition}: replica {status.replica} is listed twice",
                 "the tool prints each replica of a partition once: was the file pieced together?",
             )
         if status.is_leader and any(r.is_leader for r in replicas.values()):
             raise fail(
                 "IsLeader",
-                f"{topic}-{partition}: a second leader (broker {status.replica})",
+                f"{cut(topic)}-{partition}: a second leader (broker {status.replica})",
                 "a partition has one leader: was the file pieced together from two runs?",
             )
         replicas[status.replica] = status
@@ -161,18 +168,20 @@ def _status(values: dict[str, Any]) -> ReplicaStatus:
 def _text_value(column: str, raw: str) -> tuple[Any, str | None]:
     """(value, None) or (None, the problem) for one column's text."""
     if column == "Topic":
-        return raw, topic_name_error(raw)
+        return raw, topic_name_problem(raw)
     if column in FLAGS:
         if raw in ("true", "false"):
             return raw == "true", None
-        return None, f"{column}: expected true or false, found {raw!r}"
+        return None, f"{column}: expected true or false, found {short(raw)}"
     if column in ("Partition", "Replica"):
         what = "partition" if column == "Partition" else "broker id"
         value = parse_ascii_int(raw)
-        return value, None if value is not None else int_problem(raw, f"{column} ({what})")
+        return value, None if value is not None else int_problem_short(raw, f"{column} ({what})")
     low = INT64_MIN if column in LAGS else -1
     value = parse_ascii_int(raw, low=low, high=INT64_MAX)
-    return value, None if value is not None else int_problem(raw, column, low=low, high=INT64_MAX)
+    if value is not None:
+        return value, None
+    return None, int_problem_short(raw, column, low=low, high=INT64_MAX)
 
 
 def _hint(column: str) -> str:
@@ -223,10 +232,11 @@ def _parse_verbose(text: str, path: str, out: _Builder) -> None:
             continue
         m = _VERBOSE_LINE.fullmatch(line)
         if m is None:
+            # nothing of the line is quoted: it may be anything, a secret too
             raise InputError(
                 path,
-                f"expected a `Key: value` line of kafka-replica-status --verbose, found "
-                f"{_shown(line)}",
+                "expected a `Key: value` line of kafka-replica-status --verbose, found a line "
+                f"that starts with {starts_with(line)}",
                 FORMS_HINT,
                 line=number,
                 column=1,
@@ -237,7 +247,7 @@ def _parse_verbose(text: str, path: str, out: _Builder) -> None:
         if key not in COLUMNS:
             raise InputError(
                 path,
-                f"unknown field {key!r}",
+                f"unknown field {short(key)}",
                 "kafka-replica-status --verbose prints " + ", ".join(COLUMNS),
                 line=number,
                 column=1,
@@ -272,9 +282,15 @@ def _parse_compact(text: str, path: str, out: _Builder) -> None:
     names = lines[header_at].split()
     if names != list(COLUMNS):
         old = "Mode" in names or "IsInSync" in names
+        # the first column that differs, by its place alone: the line may be anything
+        at = next((i for i, (a, b) in enumerate(zip(names, COLUMNS, strict=False)) if a != b), None)
+        if at is None:
+            found = f"{len(names)} columns, not {len(COLUMNS)}"
+        else:
+            found = f"column {at + 1} is not {COLUMNS[at]}"
         raise InputError(
             path,
-            f"the header names the columns {' '.join(names)}",
+            f"not the header of kafka-replica-status's columns: {found}",
             OLD_FORM_HINT if old else "kafka-replica-status prints " + " ".join(COLUMNS),
             line=header_at + 1,
             column=1,
@@ -313,11 +329,6 @@ def _row_fail(path: str, line: int, columns: dict[str, int]) -> Fail:
     return fail
 
 
-def _shown(text: str) -> str:
-    text = text.strip()
-    return repr(text if len(text) <= 40 else text[:37] + "...")
-
-
 # -- the JSON form -----------------------------------------------------------------------
 
 
@@ -345,7 +356,7 @@ def _canonical(obj: dict[str, Any], ptr: str, allowed: tuple[str, ...]) -> dict[
         if name not in allowed:
             raise ShapeError(
                 f"{ptr}/{_escape(key)}",
-                f"unknown key {key!r}",
+                f"unknown key {short(key)}",
                 "the keys here are " + ", ".join(allowed),
                 key=True,
             )
@@ -376,7 +387,7 @@ def _json_value(obj: dict[str, Any], column: str, ptr: str) -> Any:
     if column == "Topic":
         if type(value) is not str:
             raise ShapeError(at, "Topic must be a string", TOPIC_NAME_HINT)
-        problem = topic_name_error(value)
+        problem = topic_name_problem(value)
         if problem is not None:
             raise ShapeError(at, problem, TOPIC_NAME_HINT)
         return value
@@ -489,7 +500,7 @@ def _json_problem(text: str, path: str) -> InputError:
         pos = doc.position(d.offset)
         return InputError(
             path,
-            f'duplicate key "{d.key}"',
+            f"duplicate key {short_key(d.key)}",
             "the tool prints each key once: this file was edited or pieced together",
             line=pos.line,
             column=pos.column,
@@ -529,9 +540,10 @@ def parse_replica_status(text: str, path: str = "<kafka-replica-status>") -> Rep
     else:
         at = len(text) - len(text.lstrip())
         pos = position_in(text, at)
+        # nothing of the file is quoted: it may be anything, a secret too
         raise InputError(
             path,
-            f"not kafka-replica-status output: it starts with {_shown(text[at:].splitlines()[0])}",
+            f"not kafka-replica-status output: it starts with {char_kind(text[at])}",
             FORMS_HINT + " (keep only the tool's standard output)",
             line=pos.line,
             column=pos.column,

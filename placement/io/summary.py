@@ -11,7 +11,7 @@ from typing import Any
 
 from placement.errors import InputError
 from placement.io.jsonsrc import is_json_int, parse_json_file
-from placement.io.textfile import read_text
+from placement.io.textfile import fits, read_text
 from placement.model.assignment import PartitionAssignment
 from placement.model.kafka import INT64_MAX
 from placement.model.planview import (
@@ -120,7 +120,8 @@ def batches_view(doc: dict[str, Any], where: Path, only: str | None = None) -> P
         return _batches_view(doc, where, only)
     except ValidationError as exc:
         error = exc.errors()[0]
-        where_in = "/".join(str(p) for p in error["loc"])
+        # a key of the file is named only when short (it may be anything, a secret too)
+        where_in = "/".join(str(p) if fits(str(p)) else "…" for p in error["loc"])
         raise InputError(
             str(where / "summary.json"),
             f"{where_in}: {error['msg']}",

@@ -23,6 +23,7 @@ from placement.errors import InputError, UsageError
 from placement.io.describe import SNIFF_BYTES, looks_like_describe
 from placement.io.inventory import LoadedInventory, load_inventory
 from placement.io.snapshot import snapshot_inventory
+from placement.io.textfile import shown
 from placement.model.policy import PlacementPolicy
 from placement.plan.topics import TopicSpec, read_topics
 from placement.rules.base import CheckContext
@@ -65,6 +66,11 @@ def _named(ids: Sequence[int]) -> str:
     return shown + (f" and {len(ids) - SHOWN} more" if len(ids) > SHOWN else "")
 
 
+def _rack(rack: str | None) -> str:
+    """A rack as a message names it: cut to a few characters (no more of a file)."""
+    return f"rack {shown(rack)}" if rack else "no rack"
+
+
 def reconcile(given: LoadedInventory, recorded: LoadedInventory, snapshot: Path) -> list[str]:
     """Refuse brokers whose rack ``given`` (--inventory) and ``recorded`` (the snapshot)
     disagree on; notes on the other differences (``given`` is used)."""
@@ -75,8 +81,7 @@ def reconcile(given: LoadedInventory, recorded: LoadedInventory, snapshot: Path)
         raise InputError(
             given.path,
             f"broker(s) {_named(clash)} sit in other racks than in the snapshot {snapshot} "
-            f"(broker {first}: {mine[first] or 'no rack'} here, "
-            f"{theirs[first] or 'no rack'} there)",
+            f"(broker {first}: {_rack(mine[first])} here, {_rack(theirs[first])} there)",
             "fix the inventory, take a new snapshot, or leave out --inventory to use the "
             "snapshot's brokers",
         )

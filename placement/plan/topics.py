@@ -45,10 +45,10 @@ from placement.io.limits import (
     TOPICS_BYTES,
     read_capped,
 )
-from placement.io.positions import LineIndex
-from placement.io.textfile import read_text
+from placement.io.positions import LineIndex, escape_token
+from placement.io.textfile import cut, read_text, short_key, shown, topic_name_problem
 from placement.model.diagnostic import Diagnostic, Severity
-from placement.model.kafka import TOPIC_NAME_HINT, topic_name_error
+from placement.model.kafka import TOPIC_NAME_HINT
 from placement.model.policy import PlacementPolicy
 from placement.model.topics import TopicEntry, TopicsFile
 from placement.rules.base import CheckContext
@@ -107,7 +107,7 @@ def resolve_reference(directory: Path, ref: str, root: Path | None = None) -> Pa
         )
     if os.path.isabs(ref) or ref.startswith("~"):
         raise RefusedReferenceError(
-            f"placement reference {ref!r} is absolute",
+            f"placement reference {shown(ref)} is absolute",
             f"write a path relative to {directory}",
         )
     if len(ref.encode("utf-8", "surrogatepass")) > PATH_MAX or any(
@@ -122,11 +122,12 @@ def resolve_reference(directory: Path, ref: str, root: Path | None = None) -> Pa
         target = (directory.resolve() / ref).resolve()
     except (OSError, RuntimeError, ValueError) as exc:
         raise RefusedReferenceError(
-            f"placement reference {ref!r} cannot be resolved: {exc}"
+            f"placement reference {shown(ref)} cannot be resolved: "
+            f"{getattr(exc, 'strerror', None) or type(exc).__name__}"
         ) from None
     if not target.is_relative_to(base):
         raise RefusedReferenceError(
-            f"placement reference {ref!r} leads outside {root}",
+            f"placement reference {shown(ref)} leads outside {root}",
             "references are resolved inside the topics file's directory (or --root DIR); "
             "'..' and symlinks may not leave it",
         )
@@ -135,13 +136,13 @@ def resolve_reference(directory: Path, ref: str, root: Path | None = None) -> Pa
     except OSError as exc:
         if exc.errno in (errno.ENOENT, errno.ENOTDIR):
             raise RefusedReferenceError(
-                f"placement file {ref!r} not found (relative to {directory})"
+                f"placement file {shown(ref)} not found (relative to {directory})"
             ) from None
         raise RefusedReferenceError(
-            f"placement file {ref!r} cannot be read: {exc.strerror}"
+            f"placement file {shown(ref)} cannot be read: {exc.strerror}"
         ) from None
     if not stat.S_ISREG(st.st_mode):
-        raise RefusedReferenceError(f"placement reference {ref!r} is not a regular file")
+        raise RefusedReferenceError(f"placement reference {shown(ref)} is not a regular file")
     return target
 
 
@@ -153,18 +154,20 @@ def _read_reference(target: Path, ref: str) -> str:
         fd = os.open(target, flags)
         with os.fdopen(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise RefusedReferenceError(f"placement reference {ref!r} is not a regular file")
+                raise RefusedReferenceError(
+                    f"placement reference {shown(ref)} is not a regular file"
+                )
             data = read_capped(fh, str(target), POLICY_BYTES)
     except OSError as exc:
         raise RefusedReferenceError(
-            f"placement file {ref!r} cannot be read: {exc.strerror}"
+            f"placement file {shown(ref)} cannot be read: {exc.strerror}"
         ) from None
     except InputError:
         raise RefusedReferenceError(
-            f"{ref!r} is not a placement policy: larger than {POLICY_BYTES.value():,} bytes",
+            f"{shown(ref)} is not a placement policy: larger than {POLICY_BYTES.value():,} bytes",
             f"raise {POLICY_BYTES.name} if it really is one",
         ) from None
-    not_policy = f"{ref!r} is not a placement policy"
+    not_policy = f"{shown(ref)} is not a placement policy"
     try:
         text, _ = decode_utf8(data)
     except EncodingError:
@@ -176,7 +179,7 @@ def _read_reference(target: Path, ref: str) -> str:
         raise RefusedReferenceError(
             f"{not_policy} (not valid JSON: {exc.kind.value} at line {pos.line}, "
             f"column {pos.column})",
-            f"run `mrc-plan validate` on {ref} for the details",
+            "run `mrc-plan validate` on it for the details",
         ) from None
     if not isinstance(value, dict) or not set(value) & set(POLICY_KEYS):
         raise RefusedReferenceError(
@@ -195,7 +198,13 @@ class _Source:
     @classmethod
     def read(cls, path: Path) -> _Source:
         text = read_text(path, "the topics file", TOPICS_BYTES)
-        return cls(str(path), parse_json_file(text, str(path)))
+        try:
+            return cls(str(path), parse_json_file(text, str(path)))
+        except InputError as exc:
+            exc.hint = (
+                exc.hint or 'a topics file is JSON: {"default_placement": ..., "topics": [...]}'
+            )
+            raise
 
     def fail(self, ptr: str, message: str, hint: str = "", *, key: bool = False) -> InputError:
         pos = self.doc.locate(ptr, key=key)
@@ -215,7 +224,10 @@ def _only_known_keys(
         if key not in allowed:
             listed = ", ".join(f'"{k}"' for k in allowed)
             raise src.fail(
-                f"{ptr}/{key}", f'unknown key "{key}"{where}', f"allowed: {listed}", key=True
+                f"{ptr}/{escape_token(key)}",
+                f"unknown key {short_key(key)}{where}",
+                f"allowed: {listed}",
+                key=True,
             )
 
 
@@ -227,7 +239,7 @@ def _top_level(src: _Source) -> tuple[dict[str, Any], list[Any]]:
     """The document's object and its "topics" array, or the first problem with either."""
     if src.doc.duplicates:
         d = src.doc.duplicates[0]
-        raise src.fail(d.pointer, f'duplicate key "{d.key}"', key=True)
+        raise src.fail(d.pointer, f"duplicate key {short_key(d.key)}", "keep one of them", key=True)
     root: Any = src.doc.value
     if not isinstance(root, dict):
         raise src.fail(
@@ -352,12 +364,12 @@ class _Entries:
         if not isinstance(name, str) or not name:
             where = f"{ptr}/name" if "name" in value else ptr
             raise self._src.fail(where, 'a topic needs a non-empty "name"')
-        problem = topic_name_error(name)
+        problem = topic_name_problem(name)
         if problem is not None:
             raise self._src.fail(f"{ptr}/name", problem, TOPIC_NAME_HINT)
         if name in self._seen:
             raise self._src.fail(
-                ptr, f'topic "{name}" is listed twice (first at /topics/{self._seen[name]})'
+                ptr, f'topic "{cut(name)}" is listed twice (first at /topics/{self._seen[name]})'
             )
         self._seen[name] = index
         return name
@@ -368,12 +380,12 @@ class _Entries:
         count = value["partitions"]
         if not _positive_int(count):
             raise self._src.fail(
-                f"{ptr}/partitions", f'topic "{name}": "partitions" must be a positive integer'
+                f"{ptr}/partitions", f'topic "{cut(name)}": "partitions" must be a positive integer'
             )
         if count > self._per_topic_cap:
             raise self._src.fail(
                 f"{ptr}/partitions",
-                f'topic "{name}" asks for {count:,} partitions, above the cap of '
+                f'topic "{cut(name)}" asks for {count:,} partitions, above the cap of '
                 f"{self._per_topic_cap:,} {PARTITIONS_PER_TOPIC.what}",
                 PARTITIONS_PER_TOPIC.hint(),
             )
@@ -381,7 +393,7 @@ class _Entries:
         if self._total > self._total_cap:
             raise self._src.fail(
                 f"{ptr}/partitions",
-                f"the topics up to {name!r} add up to {self._total:,} partitions, above the "
+                f"the topics up to {shown(name)} add up to {self._total:,} partitions, above the "
                 f"cap of {self._total_cap:,} {PARTITIONS_TOTAL.what}",
                 PARTITIONS_TOTAL.hint(),
             )
@@ -397,7 +409,7 @@ class _Entries:
         if self._has_default:
             return self._default
         raise self._src.fail(
-            ptr, f'topic "{name}" has no "placement" and there is no "default_placement"'
+            ptr, f'topic "{cut(name)}" has no "placement" and there is no "default_placement"'
         )
 
 

@@ -119,8 +119,8 @@ BAD_PARTITIONS = 'topic "t": "partitions" must be a positive integer'
 # (document or raw text, message, hint, line, column): the reader's exact words and the
 # place it points at (the document is written with indent=2); DIR is the file's directory
 EXACT = [
-    ('{"topics": [], "topics": []}', 'duplicate key "topics"', "", 1, 16),
-    ('{"topics": [{"name": "a", "name": "b"}]}', 'duplicate key "name"', "", 1, 27),
+    ('{"topics": [], "topics": []}', 'duplicate key "topics"', "keep one of them", 1, 16),
+    ('{"topics": [{"name": "a", "name": "b"}]}', 'duplicate key "name"', "keep one of them", 1, 27),
     (
         [],
         "a topics file must be a JSON object",
