@@ -66,6 +66,10 @@ def _lines(path: str) -> list[str]:
 
 
 def _excerpt(d: Diagnostic) -> list[str]:
+    from placement.diagnostics.quoting import may_excerpt
+
+    if not may_excerpt(d):  # not the format validate expected: no line of it is shown
+        return []
     lines = _lines(d.file)
     if not 0 < d.line <= len(lines):
         return []

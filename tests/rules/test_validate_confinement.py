@@ -290,11 +290,6 @@ def test_a_foreign_file_named_on_the_command_line_is_refused_unquoted(
         assert "'h'" in d["message"]  # the first character, at most
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs cli/render.py `_excerpt` to show no line when "
-    "placement.diagnostics.quoting.may_excerpt(d) is False (not this helper's file)",
-)
 def test_the_text_report_shows_no_line_of_a_foreign_file(cli: Cli, secret: Path) -> None:
     result = cli(["validate", "--format", "text", secret])
     assert result.exit_code == 1
