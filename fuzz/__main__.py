@@ -8,7 +8,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from fuzz import engine, targets
+from fuzz import engine, staging, targets
+
+# one staged snapshot in this many (of those accepted) is read by a real Spark session too
+SPARK_EVERY = 4
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,6 +28,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-memory-mb", type=int, default=6144, help="address-space cap (0: none)")
     ap.add_argument("--replay", type=Path, help="run one saved reproducer again")
     ap.add_argument("--list", action="store_true", help="list the readers")
+    ap.add_argument(
+        "--spark-every",
+        type=int,
+        default=SPARK_EVERY,
+        help=f"a real Spark read of every Nth snapshot the staging target accepts "
+        f"(default {SPARK_EVERY}; 0: none)",
+    )
     ns = ap.parse_args(argv)
 
     if ns.max_memory_mb:
@@ -46,22 +56,31 @@ def main(argv: list[str] | None = None) -> int:
             if not readers:
                 ap.error(f"no reader matches {ns.only}; --list shows them")
         started = time.strftime("%Y-%m-%d %H:%M:%S")
-        result = engine.run(
-            readers,
-            ctx,
-            count=ns.count,
-            seed=ns.seed,
-            time_limit=ns.time_limit,
-            per_input_timeout=ns.per_input_timeout,
-            out=ns.out,
-            minimise_budget=ns.minimise_budget,
-            progress=lambda line: print(line, file=sys.stderr, flush=True),
-        )
+        staging.SPARK.every = max(0, ns.spark_every)
+        try:
+            result = engine.run(
+                readers,
+                ctx,
+                count=ns.count,
+                seed=ns.seed,
+                time_limit=ns.time_limit,
+                per_input_timeout=ns.per_input_timeout,
+                out=ns.out,
+                minimise_budget=ns.minimise_budget,
+                progress=lambda line: print(line, file=sys.stderr, flush=True),
+            )
+        finally:
+            staging.SPARK.stop()
     print(
         f"fuzz run started {started}: seed {result.seed}, {result.inputs} inputs in "
         f"{result.seconds:.0f} s, {len(readers)} readers"
     )
     print(engine.table(result))
+    if staging.SPARK.every:
+        print(
+            f"Spark read {staging.SPARK.sampled} of the {staging.SPARK.accepted} staged "
+            f"snapshots accepted (every {staging.SPARK.every}th)"
+        )
     if result.failures:
         print(f"\n{len(result.failures)} distinct failure(s), reproducers in {ns.out}/:")
         print(engine.failures_text(result))

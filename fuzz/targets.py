@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fuzz import mutate
+from fuzz import mutate, staging
 from fuzz.mutate import Mutator
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -529,6 +529,9 @@ def build(ctx: Context) -> list[Reader]:
     snapshot = Family(
         "snapshot", None, [_dir_seed(ctx.snapshot)], mutate.mutate_bytes, mutate_snapshot
     )
+    staged = Family(
+        "staging", None, [_dir_seed(ctx.snapshot)], mutate.mutate_bytes, staging.mutate_staging
+    )
     sizes = Family(
         "sizes", "sizes.csv", _files([EXAMPLES / "sizes.csv"], "sizes.csv"), mutate.mutate_text
     )
@@ -806,6 +809,14 @@ def build(ctx: Context) -> list[Reader]:
             ".",
             cli=lambda p, c, r: ["simulate", "--snapshot", str(p), "--fail-rack", "us-east"],
             spark=True,
+        ),
+        Reader("staging agrees with read_table (and Spark)", staged, ".", staging.agrees),
+        Reader("score --snapshot staged (pre-Spark)", staged, ".", _score_snapshot, spark=True),
+        Reader(
+            "cli validate snapshot (staging)",
+            staged,
+            ".",
+            cli=lambda p, c, r: ["validate", str(p)],
         ),
         Reader("read_sizes", sizes, "sizes.csv", _read_sizes),
         Reader(

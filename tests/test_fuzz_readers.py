@@ -45,6 +45,7 @@ def test_every_family_has_seeds_and_readers(fuzz_context: targets.Context) -> No
         "summary",
         "logdirs",
         "replica-status",
+        "staging",
     }
     assert all(r.family.seeds for r in readers)
     assert {r.level for r in readers} == {"lib", "cli"}
@@ -72,6 +73,56 @@ def test_no_reader_crashes_on_mutated_input(fuzz_context: targets.Context, tmp_p
         + "\n\n"
         + engine.table(result)
     )
+
+
+def test_staging_agrees_with_the_in_process_reader(
+    fuzz_context: targets.Context, tmp_path: Path
+) -> None:
+    """Snapshots with oddly named and oddly typed part files, and JSON Lines with split
+    records: `read_table` and the files staged for Spark refuse alike or hold the same
+    rows (Spark itself: `test_spark_reads_the_staged_files_of_mutated_snapshots`)."""
+    readers = [r for r in targets.build(fuzz_context) if r.family.name == "staging"]
+    assert len(readers) == 3
+    result = engine.run(readers, fuzz_context, count=140, seed=5, minimise_budget=0)
+    assert result.failed == 0, engine.failures_text(result) + "\n\n" + engine.table(result)
+    agree = next(s for s in result.stats if s.reader.startswith("staging agrees"))
+    assert agree.ok and agree.errors  # both accepted and refused inputs were reached
+
+
+def test_a_disagreement_with_the_staged_files_is_a_failure(
+    fuzz_context: targets.Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import placement.io.snapshot as snapshot
+
+    real = snapshot.stage_partitions
+
+    def skipping(root: Path, into: Path) -> object:
+        staged = real(root, into)
+        staged.files[0].unlink()  # Spark would read fewer rows than the check
+        return staged
+
+    monkeypatch.setattr(snapshot, "stage_partitions", skipping)
+    reader = next(r for r in targets.build(fuzz_context) if r.name.startswith("staging agrees"))
+    fixed = targets.Family("fixed", None, [targets._dir_seed(fuzz_context.snapshot)], _identity)
+    reader = targets.Reader(reader.name, fixed, ".", reader.call)
+    result = engine.run([reader], fuzz_context, count=1, minimise_budget=0)
+    assert result.failed == 1
+
+
+@pytest.mark.spark
+def test_spark_reads_the_staged_files_of_mutated_snapshots(
+    fuzz_context: targets.Context, spark: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fuzz import staging
+
+    sample = staging.SparkSample(every=1, session=spark)
+    monkeypatch.setattr(staging, "SPARK", sample)
+    reader = next(r for r in targets.build(fuzz_context) if r.name.startswith("staging agrees"))
+    result = engine.run([reader], fuzz_context, count=12, seed=2, minimise_budget=0)
+    assert result.failed == 0, engine.failures_text(result)
+    assert sample.sampled == sample.accepted > 0
+    sample.stop()  # not ours: the shared session goes on
+    assert spark.range(2).count() == 2  # type: ignore[attr-defined]
 
 
 # -- the harness itself: a crash is never counted as a pass ----------------------------
