@@ -62,15 +62,36 @@ def is_shared() -> bool:
     return bool(os.environ.get(STAGING_ENV))
 
 
+_PREFIX = "staged-"
+_STALE = 24 * 3600.0  # a staging directory this old is left by a run that was killed
+
+
 @contextlib.contextmanager
 def staging_area() -> Iterator[Path]:
     """A fresh private (0700) directory for the copies; removed with all it holds when the
-    block ends (success, failure, Ctrl-C)."""
-    path = Path(tempfile.mkdtemp(prefix="staged-", dir=staging_parent()))
+    block ends (success, failure, Ctrl-C, SIGTERM). Those that killed runs left (older
+    than a day) are removed first."""
+    parent = staging_parent()
+    _remove_stale(parent)
+    path = Path(tempfile.mkdtemp(prefix=_PREFIX, dir=parent))
     try:
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def _remove_stale(parent: Path) -> None:
+    import time
+
+    now = time.time()
+    with contextlib.suppress(OSError), os.scandir(parent) as entries:
+        for e in entries:
+            if not e.name.startswith(_PREFIX):
+                continue
+            with contextlib.suppress(OSError):
+                st = e.stat(follow_symlinks=False)
+                if stat.S_ISDIR(st.st_mode) and now - st.st_mtime > _STALE:
+                    shutil.rmtree(e.path, ignore_errors=True)
 
 
 def _identity(st: os.stat_result) -> tuple[int, int, int, int]:

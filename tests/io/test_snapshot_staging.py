@@ -232,14 +232,47 @@ def test_the_staging_directory_is_private_and_removed(snap: Path) -> None:
     assert not into.exists()
 
 
-def test_verify_leaves_nothing_behind(snap: Path) -> None:
-    parent = staging.staging_parent()
-    before = set(os.listdir(parent))
+@pytest.fixture
+def parent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``MRC_PLAN_STAGING_DIR``: where the staging directories of this test go."""
+    monkeypatch.setenv(STAGING_ENV, str(tmp_path / "staging"))
+    return tmp_path / "staging"
+
+
+def test_verify_leaves_nothing_behind(snap: Path, parent: Path) -> None:
     verify_partitions(snap)
+    assert stat.S_IMODE(parent.stat().st_mode) == 0o700 and os.listdir(parent) == []
     _parts(snap)[0].write_bytes(b"PAR1 not parquet")
     with pytest.raises(InputError):
         verify_partitions(snap)
-    assert set(os.listdir(parent)) == before
+    assert os.listdir(parent) == []
+
+
+def test_a_command_interrupted_while_staging_leaves_nothing(
+    snap: Path, parent: Path, cli: Cli, no_spark: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(*_args: Any, **_kwargs: Any) -> None:
+        assert os.listdir(parent)  # staging has begun
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(snapshot, "check_rows", interrupted)
+    r = cli(["score", "--snapshot", snap, "--master", "local[1]"])
+    assert r.exit_code == 130, r.output
+    assert os.listdir(parent) == []
+
+
+def test_staging_directories_left_by_killed_runs_are_removed(snap: Path, parent: Path) -> None:
+    import time
+
+    parent.mkdir(mode=0o700)
+    old, recent = parent / "staged-old", parent / "staged-recent"
+    for d in (old, recent):
+        (d / "spark").mkdir(parents=True)
+        (d / "spark" / "part-00000.parquet").write_bytes(b"x")
+    day_ago = time.time() - 25 * 3600
+    os.utime(old, (day_ago, day_ago))
+    verify_partitions(snap)
+    assert sorted(os.listdir(parent)) == ["staged-recent"]
 
 
 def test_a_staging_parent_others_can_write_is_refused(
