@@ -109,23 +109,42 @@ def too_large(path: str, limit: Limit, size: int | None = None) -> InputError:
     )
 
 
+CHUNK = 1 * MiB  # what a read of a pipe or a /proc file asks for at a time
+
+
 def read_capped(fh: BinaryIO, path: str, limit: Limit) -> bytes:
     """Read an open file, refusing it before reading when it is larger than ``limit``.
 
-    Works for pipes and /proc files too (their size is unknown): reads at most one byte
-    past the cap.
+    A regular file is read as large as fstat says, then a byte more is asked for (a file
+    that grew meanwhile is read on). Pipes and /proc files (their size is unknown) are
+    read a chunk at a time, to their end or one byte past the cap. What is asked for never
+    scales with the cap: a cap of 4 GiB read at once needs 4 GiB of address space, which
+    `ulimit -v` may not give even for a file of a few KB.
     """
     cap = limit.value()
     try:
         st = os.fstat(fh.fileno())
     except (OSError, AttributeError, ValueError):
         st = None
-    if st is not None and stat.S_ISREG(st.st_mode) and st.st_size > cap:
-        raise too_large(path, limit, st.st_size)
-    data = fh.read(cap + 1)
-    if len(data) > cap:
+    chunks: list[bytes] = []
+    if st is not None and stat.S_ISREG(st.st_mode):
+        if st.st_size > cap:
+            raise too_large(path, limit, st.st_size)
+        data = fh.read(st.st_size) if st.st_size else b""
+        probe = fh.read(1)
+        if not probe:
+            return data
+        chunks += (data, probe)
+    total = sum(map(len, chunks))
+    while total <= cap:
+        chunk = fh.read(min(CHUNK, cap + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > cap:
         raise too_large(path, limit)
-    return data
+    return b"".join(chunks)
 
 
 def read_bytes_capped(path: str | Path, limit: Limit, what: str = "the file") -> bytes:

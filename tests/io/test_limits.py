@@ -8,6 +8,9 @@ were all printed. The tests assert the refusal, never a duration.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +18,8 @@ import pytest
 from typer.testing import Result
 
 from placement.errors import InputError, UsageError
-from placement.io.limits import ALL_LIMITS, PARTITIONS_PER_TOPIC
+from placement.io import limits
+from placement.io.limits import ALL_LIMITS, PARTITIONS_PER_TOPIC, PLAN_BYTES, read_capped
 from placement.plan.topics import InvalidPoliciesError, read_topics
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -150,3 +154,108 @@ def test_a_policy_of_more_than_10000_values_is_refused_before_the_schema_check(
     inline.write_text(json.dumps({"topics": [{"name": "t", "partitions": 1, "placement": bad}]}))
     with pytest.raises(InputError, match="more than 10,000 JSON values"):
         read_topics(inline)
+
+
+# -- reading under a cap allocates what the file holds, never the cap ----------------------
+
+_FEW_THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"}
+
+# 4 GiB of address space: what `ulimit -v` gives many CI runners and containers. The plan's
+# cap is 4 GiB by default, so a read that asks for the cap up front fails under it.
+_LIMITED_CLI = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+from mrc_plan_cli.main import run
+sys.argv = ["mrc-plan", *sys.argv[1:]]
+run()
+"""
+
+_PLAN = (
+    '{"version":1,"partitions":[\n'
+    '{"topic":"orders","partition":0,"replicas":[1,2,3],"observers":[],'
+    '"log_dirs":["any","any","any"]}\n]}\n'
+)
+
+
+def _limited(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", _LIMITED_CLI, *map(str, args)],
+        env={**os.environ, **_FEW_THREADS},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("layout", ["own", "indented"])
+def test_plan_show_runs_under_a_4_gib_address_space(layout: str, tmp_path: Path) -> None:
+    """`fh.read(cap + 1)` asked for 4 GiB up front: exit 101 (MemoryError) on a 7 KB plan."""
+    plan = tmp_path / "plan.json"
+    text = _PLAN if layout == "own" else json.dumps(json.loads(_PLAN), indent=2)
+    plan.write_text(text)
+    done = _limited("plan", "show", plan)
+    assert done.returncode == 0, done.stderr
+    assert "MemoryError" not in done.stderr
+
+
+def test_read_capped_reads_a_pipe_in_chunks_under_a_4_gib_address_space() -> None:
+    """A pipe (or a /proc file) has no size to read: chunks until its end, or past the cap."""
+    code = """
+import os, resource, sys, threading
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+from placement.io.limits import PLAN_BYTES, read_capped
+r, w = os.pipe()
+data = os.urandom(3 << 20)
+threading.Thread(target=lambda: (os.write(w, data), os.close(w))).start()
+with os.fdopen(r, "rb") as fh:
+    assert read_capped(fh, "<pipe>", PLAN_BYTES) == data
+print("ok")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, **_FEW_THREADS},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+def test_read_capped_refuses_a_pipe_past_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    r, w = os.pipe()
+    os.write(w, b"x" * 3000)
+    os.close(w)
+    monkeypatch.setenv(PLAN_BYTES.name, "2048")
+    with os.fdopen(r, "rb") as fh, pytest.raises(InputError, match="file is too large"):
+        read_capped(fh, "<pipe>", PLAN_BYTES)
+    r, w = os.pipe()
+    os.write(w, b"x" * 2048)
+    os.close(w)
+    with os.fdopen(r, "rb") as fh:
+        assert read_capped(fh, "<pipe>", PLAN_BYTES) == b"x" * 2048
+
+
+def test_read_capped_reads_a_file_that_grows_after_its_size_was_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The size fstat gives is read, then a byte more is asked for: a file that grew is
+    read to its end, and refused when it grew past the cap."""
+    path = tmp_path / "growing"
+    path.write_bytes(b"a" * 100)
+    real_fstat = os.fstat
+
+    def fstat_then_grow(fd: int) -> os.stat_result:
+        st = real_fstat(fd)
+        with path.open("ab") as more:
+            more.write(b"b" * 50)
+        return st
+
+    monkeypatch.setattr(limits.os, "fstat", fstat_then_grow)
+    with path.open("rb") as fh:
+        assert read_capped(fh, str(path), PLAN_BYTES) == b"a" * 100 + b"b" * 50
+    monkeypatch.setenv(PLAN_BYTES.name, "160")
+    with path.open("rb") as fh, pytest.raises(InputError, match="file is too large"):
+        read_capped(fh, str(path), PLAN_BYTES)
