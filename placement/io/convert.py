@@ -113,7 +113,7 @@ def _sizes_csv(text: str, name: str) -> dict[Key, int]:
             out[key] = size
             first_line[key] = line_no
     except csv.Error as exc:
-        raise fail(f"not a valid CSV line: {exc}", rows.line_num) from None
+        raise fail(f"not a valid CSV line: {exc}", rows.line_num, hint=SIZES_HINT) from None
     return out
 
 

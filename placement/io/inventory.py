@@ -222,7 +222,11 @@ def _csv_rows(text: str, name: str) -> list[tuple[int, list[str]]]:
             start = reader.line_num + 1
     except csv.Error as exc:
         raise InputError(
-            name, f"not a valid CSV line: {exc}", line=reader.line_num, column=1
+            name,
+            f"not a valid CSV line: {exc}",
+            "an inventory CSV is the header id,rack[,capacity_bytes], then one broker a line",
+            line=reader.line_num,
+            column=1,
         ) from None
     return rows
 
