@@ -129,4 +129,4 @@ def int_problem_short(text: str, what: str, *, low: int = 0, high: int = INT32_M
     s = text.strip()
     if _ASCII_INT.fullmatch(s) is None:
         return f"{what}: {short(s)} is not an integer (ASCII digits only)"
-    return f"{what}: {short(s)} is out of range ({low}..{high})"
+    return f"{what}: {s if fits(s) else short(s)} is out of range ({low}..{high})"
