@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -87,6 +88,7 @@ class ValidateOptions(NamedTuple):
 
 
 _KEYS = frozenset((*POLICY_KEYS, *ENTRY_KEYS, *CONSTRAINT_KEYS))
+_KAFKA_WORD = re.compile(r"[A-Za-z0-9._-]{1,249}")  # a legal topic name, or a key such as ours
 
 
 def _shown_pointer(ptr: str) -> str:
@@ -95,7 +97,8 @@ def _shown_pointer(ptr: str) -> str:
     its object's."""
     tokens = ptr.split("/")
     for i, token in enumerate(tokens):
-        if len(token) > QUOTE_CHARS and token not in _KEYS:
+        # the keys of our formats and topic names are Kafka's vocabulary: kept whole
+        if len(token) > QUOTE_CHARS and token not in _KEYS and not _KAFKA_WORD.fullmatch(token):
             return "/".join(tokens[:i])
     return ptr
 
