@@ -623,6 +623,8 @@ def _stage_part(copy: Copied, target: Path, check: Callable[[pa.Table, int], Non
     wanted = [f.name for f in PARTITIONS]
     with _unreadable(copy.source, "cannot read the partitions table"), open(copy.path, "rb") as fh:
         pf = pq.ParquetFile(fh)
+        # the columns, even of a file without rows (whose batches conform never sees)
+        conform(pf.schema_arrow.empty_table(), "partitions", shown)
         ready = ready_for_spark(pf)
         if ready and check is None:
             rows = int(pf.metadata.num_rows)

@@ -372,3 +372,11 @@ def test_a_swap_around_the_check_cannot_record_a_verdict_for_unchecked_bytes(
     assert part.read_bytes() == bad
     with pytest.raises(InputError, match="negative broker id"):
         verify_partitions(snap)
+
+
+def test_a_part_file_without_rows_or_columns_is_refused_as_the_reader_does(snap: Path) -> None:
+    """(Found by the fuzzer: its batches are none, so only its schema can be checked.)"""
+    pq.write_table(pa.table({"t": pa.array([], pa.string())}), snap / "partitions" / "x.parquet")
+    for read in (lambda: read_snapshot(snap), lambda: verify_partitions(snap)):
+        with pytest.raises(InputError, match="required column 'topic' is missing"):
+            read()
