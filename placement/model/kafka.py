@@ -29,8 +29,13 @@ def topic_name_error(name: str) -> str | None:
     if _TOPIC_NAME.fullmatch(name) is None:
         bad = next(ch for ch in name if not _TOPIC_NAME.fullmatch(ch))
         shown = bad if bad.isprintable() and bad.isascii() else f"U+{ord(bad):04X}"
+        # a name from an untrusted file is quoted only when short (it may be a secret)
+        named = (
+            f"topic name {name!r}" if len(name) <= 16 else f"a topic name of {len(name)} characters"
+        )
+        at = name.index(bad) + 1
         return (
-            f"topic name {name!r} holds {shown!r}; Kafka allows only ASCII letters, "
+            f"{named} holds {shown!r} (its character {at}); Kafka allows only ASCII letters, "
             "digits, '.', '_' and '-'"
         )
     return None

@@ -70,7 +70,7 @@ def test_racks_that_disagree_with_the_snapshot_are_refused(tmp_path: Path, snap:
     moved = load_inventory(_inventory(tmp_path, b4="us-east", b9=None))
     with pytest.raises(InputError) as err:
         reconcile(moved, snapshot_inventory(snap), snap)
-    assert "broker(s) 4, 9" in err.value.message and "us-west there" in err.value.message
+    assert "broker(s) 4, 9" in err.value.message and "'us-west' there" in err.value.message
 
 
 def test_what_the_inventory_adds_is_noted(tmp_path: Path, snap: Path) -> None:
