@@ -118,7 +118,7 @@ def test_spark_reads_the_staged_files_of_mutated_snapshots(
     sample = staging.SparkSample(every=1, session=spark)
     monkeypatch.setattr(staging, "SPARK", sample)
     reader = next(r for r in targets.build(fuzz_context) if r.name.startswith("staging agrees"))
-    result = engine.run([reader], fuzz_context, count=12, seed=2, minimise_budget=0)
+    result = engine.run([reader], fuzz_context, count=8, seed=2, minimise_budget=0)
     assert result.failed == 0, engine.failures_text(result)
     assert sample.sampled == sample.accepted > 0
     sample.stop()  # not ours: the shared session goes on
