@@ -256,6 +256,10 @@ def test_a_command_interrupted_while_staging_leaves_nothing(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(snapshot, "check_rows", interrupted)
+    # the Ctrl-C handler ends the JVM of this process: here, the suite's shared session's
+    import placement.score.session as session
+
+    monkeypatch.setattr(session, "stop_jvm", lambda *_a, **_k: None)
     r = cli(["score", "--snapshot", snap, "--master", "local[1]"])
     assert r.exit_code == 130, r.output
     assert os.listdir(parent) == []
