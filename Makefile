@@ -34,8 +34,9 @@ $(CHROMIUM_STAMP): | $(STAMP)
 	else echo "note: no $(CHROMIUM) (installing it takes root and the package mirror):" \
 		"the browser tests will skip"; fi
 
+# one worker per core, at most four: each Spark test worker runs a JVM of its own
 test: $(STAMP) $(CHROMIUM_STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4
 
 lint: $(STAMP)
 	$(BIN)/ruff check placement cli tests bench fuzz
