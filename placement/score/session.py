@@ -44,6 +44,7 @@ from placement.io.private import cache_dir as cache_dir
 from placement.io.private import open_private as open_private
 from placement.io.private import private_dir as private_dir
 from placement.io.private import read_private as read_private
+from placement.io.private import runtime_dir as runtime_dir
 from placement.io.private import write_private as write_private
 
 
@@ -399,13 +400,8 @@ def _quiet_py4j() -> None:
     logging.getLogger("py4j").propagate = False  # it has a NullHandler of its own
 
 
-def runtime_dir() -> Path:
-    """``$TMPDIR/mrc-plan-UID``: this user's private (0700) directory for the JVM log and
-    the default `spark-local-cluster` state."""
-    return private_dir(_runtime_path())
-
-
 def _runtime_path() -> Path:
+    """Where `runtime_dir` is, without making it (for messages)."""
     return Path(tempfile.gettempdir()) / f"mrc-plan-{os.getuid()}"
 
 
