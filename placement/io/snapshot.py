@@ -96,9 +96,19 @@ def conform(table: pa.Table, name: str, source: str) -> pa.Table:
     """Check ``table``'s columns against the snapshot schema and cast to the exact types."""
     schema = SCHEMAS[name]
     columns = []
+    seen: set[str] = set()
+    for c in table.column_names:
+        # any column twice, ours or not: pyarrow cannot read such a file whole (so every
+        # reader refuses it alike), nor pick one of the two (a KeyError)
+        if c in seen:
+            shown = repr(c) if len(c) <= 16 else f"of {len(c)} characters"
+            raise InputError(
+                source,
+                f"{name}: a column name {shown} appears more than once",
+                "write the table again with one column per name",
+            )
+        seen.add(c)
     for f in schema:
-        if table.column_names.count(f.name) > 1:  # pyarrow cannot pick one: a KeyError
-            raise InputError(source, f"{name}: column {f.name!r} appears more than once")
         if f.name not in table.column_names:
             if f.name in OPTIONAL:
                 columns.append(pa.nulls(table.num_rows, f.type))
@@ -459,7 +469,7 @@ def _longest(table: pa.Table) -> int:
 # return), so that no table checked under the old rules is passed on an old verdict.
 # 2: entries are keyed by the bytes staged for Spark; those of 1 were keyed by a hash of
 # the user's files taken apart from the check, and may vouch for bytes never checked.
-CHECKS_VERSION = 2
+CHECKS_VERSION = 3
 CHECK_CACHE_ENV = "MRC_PLAN_CHECK_CACHE"  # "0": every partitions table is checked in full
 _UNUSED_CHECKED = 30 * 24 * 3600.0  # an entry not used for this long is removed
 _STALE_TEMPORARY = 24 * 3600.0  # a temporary entry older than this is from a killed run

@@ -384,3 +384,21 @@ def test_a_part_file_without_rows_or_columns_is_refused_as_the_reader_does(snap:
     for read in (lambda: read_snapshot(snap), lambda: verify_partitions(snap)):
         with pytest.raises(InputError, match="required column 'topic' is missing"):
             read()
+
+
+def test_a_part_file_with_a_column_twice_is_refused_by_every_reader(
+    snap: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyarrow cannot read a file holding a column name twice whole, so `read_snapshot`
+    refuses it; the staged check reads only its own columns and accepted it, even when the
+    twice-named column is not one of ours. Every reader now refuses it alike."""
+    monkeypatch.setenv(CHECK_CACHE_ENV, "0")
+    first = _parts(snap)[0]
+    table = pq.read_table(first)
+    extra = pa.array([1] * table.num_rows, pa.int32())
+    doubled = table.append_column("extra", extra).append_column("extra", extra)
+    pq.write_table(doubled, first)
+    with pytest.raises(InputError):
+        read_snapshot(snap)
+    with pytest.raises(InputError, match="appears more than once"):
+        verify_partitions(snap)
