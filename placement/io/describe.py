@@ -4,8 +4,11 @@
 Topic lines carry PartitionCount, ReplicationFactor and Configs (where
 `confluent.placement.constraints={...}` holds JSON with commas of its own);
 partition lines carry Leader, Replicas (sync first, observers last), Isr, Offline and
-Observers. Fields are separated by tabs or runs of spaces depending on the version,
-and old versions print `Topic:name` without a space.
+Observers, and while a reassignment runs `Adding Replicas` and `Removing Replicas`
+(Replicas then lists the old and the new brokers). Fields are separated by tabs or runs
+of spaces depending on the version, and old versions print `Topic:name` without a space.
+A column this reader does not know is refused by name, except the few that say nothing
+about where replicas are (`_SKIPPED`).
 """
 
 from __future__ import annotations
@@ -21,12 +24,40 @@ from placement.io.textfile import read_text
 from placement.model.assignment import PartitionAssignment
 from placement.model.kafka import TOPIC_NAME_HINT, int_problem, parse_ascii_int, topic_name_error
 
-_LABEL = re.compile(
-    r"(?:^|(?<=\s))(Topic|TopicId|PartitionCount|ReplicationFactor|Partition|Leader|Replicas|"
-    r"Isr|Offline|Observers|Elr|LastKnownElr|AddingReplicas|RemovingReplicas|"
-    r"TargetReplicas|TargetObservers):[ \t]*"
+# Any `Label:` after a blank: Kafka's two-word labels first (TopicCommand prints
+# `\tAdding Replicas: 3\tRemoving Replicas: 1` since Kafka 2.5, and `Replicas:` must not
+# match inside them), then one capitalised word, so that a column this reader does not
+# know ends the field before it instead of being read as its value.
+_LABEL = re.compile(r"(?:^|(?<=\s))(Adding Replicas|Removing Replicas|[A-Z][A-Za-z]*):[ \t]*")
+# the labels whose values are read, by the name a field is stored under
+_READ = frozenset(
+    (
+        "Topic",
+        "PartitionCount",
+        "ReplicationFactor",
+        "Partition",
+        "Leader",
+        "Replicas",
+        "Isr",
+        "Offline",
+        "Observers",
+        "AddingReplicas",
+        "RemovingReplicas",
+    )
 )
+# labels that say nothing about where replicas are: their values are skipped. TopicId
+# (Kafka 2.8+), Elr and LastKnownElr (3.7+, `N/A` when off), MarkedForDeletion (a topic
+# being deleted), and Confluent's TargetReplicas/TargetObservers.
+_SKIPPED = frozenset(
+    ("TopicId", "Elr", "LastKnownElr", "MarkedForDeletion", "TargetReplicas", "TargetObservers")
+)
+_UNKNOWN_HINTS = {
+    "LiveObservers": "LiveObservers is a column of Confluent Platform 5.4 previews whose "
+    "name says it may leave out observers that are down: describe the topics with a "
+    "released kafka-topics, which prints Observers",
+}
 _CONFIGS = re.compile(r"(?:^|(?<=\s))Configs:[ \t]*")
+_MARKED_FOR_DELETION = re.compile(r"\s+MarkedForDeletion:[ \t]*true[ \t]*$")
 _CONFIG_KEY = re.compile(r"([A-Za-z0-9_.\-]+)=")
 PLACEMENT_CONFIG = "confluent.placement.constraints"
 SNIFF_BYTES = 4096  # how much of a file `looks_like_describe` needs
@@ -75,6 +106,16 @@ class DescribedPartition:
     isr: tuple[int, ...]
     offline: tuple[int, ...]
     observers: tuple[int, ...]
+    # a reassignment in progress (`Adding Replicas:`/`Removing Replicas:`, Kafka 2.5+):
+    # the brokers being added and removed, all of them among `replicas`; empty otherwise
+    adding: tuple[int, ...] = ()
+    removing: tuple[int, ...] = ()
+
+    @property
+    def reassigning(self) -> bool:
+        """Whether a reassignment of this partition is in progress: its replicas are the
+        old ones and the new ones together until the new ones catch up."""
+        return bool(self.adding or self.removing)
 
     def assignment(self) -> PartitionAssignment:
         return PartitionAssignment(self.topic, self.partition, self.replicas, self.observers)
@@ -84,6 +125,11 @@ class DescribedPartition:
 class Describe:
     topics: dict[str, DescribedTopic] = field(default_factory=dict)
     partitions: list[DescribedPartition] = field(default_factory=list)
+
+    @property
+    def reassigning(self) -> list[DescribedPartition]:
+        """The partitions whose reassignment is in progress, in the file's order."""
+        return [p for p in self.partitions if p.reassigning]
 
 
 def _split_configs(text: str, line: int, column: int) -> dict[str, ConfigValue]:
@@ -217,7 +263,6 @@ class _DescribeReader:
         self.out = Describe()
         self.seen: set[tuple[str, int]] = set()
         self.headers: dict[str, int] = {}  # topic -> line of its `Topic:` header
-        self.in_reassignment: set[tuple[str, int]] = set()
         self.cap = PARTITIONS_TOTAL.value()
 
     def read(self, text: str) -> Describe:
@@ -230,12 +275,20 @@ class _DescribeReader:
             fields: dict[str, str] = {}
             col: dict[str, int] = {}  # label -> 1-based column of its value
             labels = list(_LABEL.finditer(head))
+            unknown: re.Match[str] | None = None
             for i, m in enumerate(labels):
+                label = m.group(1).replace(" ", "")
+                if label not in _READ:
+                    if label not in _SKIPPED and unknown is None:
+                        unknown = m
+                    continue
                 end = labels[i + 1].start() if i + 1 < len(labels) else len(head)
-                fields[m.group(1)] = head[m.end() : end].strip()
-                col[m.group(1)] = m.end() + 1
+                fields[label] = head[m.end() : end].strip()
+                col[label] = m.end() + 1
             if "Topic" not in fields:
                 continue  # warnings and banners printed around the output
+            if unknown is not None:
+                self.unknown_label(unknown, line_no)
             topic = _topic(fields, self.path, line_no, col["Topic"])
             if "Partition" in fields:
                 self.partition_line(topic, fields, col, line_no)
@@ -245,8 +298,26 @@ class _DescribeReader:
             raise InputError(
                 self.path, "no 'Topic:' lines found", "pass the output of kafka-topics --describe"
             )
-        _check_replication_factors(self.out, self.in_reassignment, self.path)
+        _check_replication_factors(self.out, self.path)
         return self.out
+
+    def unknown_label(self, m: re.Match[str], line_no: int) -> None:
+        """Refuse a column this reader does not know: it may say where replicas are (as
+        LiveObservers did), so reading the line without it could be wrong."""
+        label = m.group(1)
+        raise InputError(
+            self.path,
+            f"unknown column {shorten(label)!r}: this reader does not know what it holds",
+            _UNKNOWN_HINTS.get(
+                label,
+                "the columns read are Topic, PartitionCount, ReplicationFactor, Configs, "
+                "Partition, Leader, Replicas, Isr, Offline, Observers, Adding Replicas and "
+                "Removing Replicas (TopicId, Elr, LastKnownElr and MarkedForDeletion are "
+                "skipped); pass the output of kafka-topics --describe as it printed it",
+            ),
+            line=line_no,
+            column=m.start() + 1,
+        )
 
     def partition_line(
         self, topic: str, fields: dict[str, str], col: dict[str, int], line_no: int
@@ -269,8 +340,25 @@ class _DescribeReader:
         self.seen.add(key)
         if len(self.seen) > self.cap:
             check_count(PARTITIONS_TOTAL, len(self.seen), f"{path}: partitions")
-        if any(fields.get(k, "").strip() for k in ("AddingReplicas", "RemovingReplicas")):
-            self.in_reassignment.add(key)
+        adding = _ints(
+            fields.get("AddingReplicas", ""),
+            path,
+            line_no,
+            "Adding Replicas",
+            col.get("AddingReplicas"),
+        )
+        removing = _ints(
+            fields.get("RemovingReplicas", ""),
+            path,
+            line_no,
+            "Removing Replicas",
+            col.get("RemovingReplicas"),
+        )
+        # in progress as long as a replica is being added or removed (Kafka's own test in
+        # TopicCommand.isReassignmentInProgress): a reassignment that completed between
+        # the tool's two requests leaves neither list among the replicas
+        if not set(replicas).intersection((*adding, *removing)):
+            adding = removing = ()
         self.out.partitions.append(
             DescribedPartition(
                 topic,
@@ -281,6 +369,8 @@ class _DescribeReader:
                 _ints(fields.get("Isr", ""), path, line_no, "Isr", col.get("Isr")),
                 _ints(fields.get("Offline", ""), path, line_no, "Offline", col.get("Offline")),
                 observers,
+                adding,
+                removing,
             )
         )
         self.out.topics.setdefault(topic, DescribedTopic(topic, line_no))
@@ -319,7 +409,11 @@ class _DescribeReader:
                     )
                 setattr(t, attr, value)
         if configs_m:
-            t.configs = _split_configs(raw[configs_m.end() :], line_no, configs_m.end() + 1)
+            text = raw[configs_m.end() :]
+            deleted = _MARKED_FOR_DELETION.search(text)  # printed after the configs
+            if deleted:
+                text = text[: deleted.start()]
+            t.configs = _split_configs(text, line_no, configs_m.end() + 1)
         self.out.topics[topic] = t
 
 
@@ -350,17 +444,26 @@ def _replicas(
     return replicas, tail if observers else ()
 
 
-def _check_replication_factors(
-    out: Describe, in_reassignment: set[tuple[str, int]], path: str
-) -> None:
-    """A partition whose replica count is not its topic's ReplicationFactor is reported."""
+def _check_replication_factors(out: Describe, path: str) -> None:
+    """A partition whose replica count is not its topic's ReplicationFactor is reported.
+    A partition being reassigned lists its old and new replicas together: Kafka prints
+    the topic's ReplicationFactor as the count before the move (replicas less those
+    being added), and the count after it is the replicas less those being removed."""
     for p in out.partitions:
         rf = out.topics[p.topic].replication_factor
-        if rf is None or rf == len(p.replicas) or (p.topic, p.partition) in in_reassignment:
+        if rf is None or rf == len(p.replicas):
             continue
+        if p.reassigning and rf in (
+            len(p.replicas) - len(p.adding),
+            len(p.replicas) - len(p.removing),
+        ):
+            continue
+        counts = f"{len(p.replicas)} replicas"
+        if p.reassigning:
+            counts += f" ({len(p.adding)} being added, {len(p.removing)} being removed)"
         raise InputError(
             path,
-            f"{p.topic}-{p.partition} has {len(p.replicas)} replicas but topic {p.topic} has "
+            f"{p.topic}-{p.partition} has {counts} but topic {p.topic} has "
             f"ReplicationFactor {rf} (line {out.topics[p.topic].line})",
             "partitions of one topic with different replica counts: the output is edited, "
             "or a past reassignment changed them; describe the topic again, or make the "
