@@ -78,13 +78,23 @@ def summarize(snap: Snapshot) -> ClusterSummary:
         replicas=int(values.size),
         total_bytes=int(total or 0),
         replicas_per_broker=by_rack,
-        leaders_per_broker=(int(leaders.min(initial=0)), int(leaders.max(initial=0))),
+        leaders_per_broker=_leader_range(leaders, load),
         topics_without_policy=int(snap.topics.num_rows - pc.sum(pc.is_valid(placement)).as_py()),
         violations=int(violation_mask(snap).sum()) if row_policy.size else 0,
         offline=int(state.offline.sum()),
         under_min_isr=int(state.under_min_isr.sum()),
         under_replicated=int(state.under_replicated.sum()),
     )
+
+
+def _leader_range(leaders: np.ndarray, load: np.ndarray) -> tuple[int, int]:
+    """(min, max) preferred leaders per broker, over the brokers holding replicas: an
+    inventory broker without any (new, or drained) leads nothing by design, and would
+    pin the minimum at 0. A broker holding replicas and leading none counts (0)."""
+    holding = leaders[load > 0]
+    if holding.size == 0:
+        return 0, 0
+    return int(holding.min()), int(holding.max())
 
 
 class _Model(BaseModel):
