@@ -7,7 +7,7 @@ import os
 import signal
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import ParamSpec, TypeVar
 
 import typer
@@ -181,3 +181,81 @@ def _bug(exc: Exception) -> int:
 
         sys.stderr.write(f"{BUG_MESSAGE}\n({type(exc).__name__}: {escape(str(exc))})\n")
     return EXIT_BUG
+
+
+# What other Kafka tools call an option of ours: an unknown option named here is pointed
+# to ours (when the command has it) before Click's guess by spelling, which matches
+# --remove-brokers to --max-moves-per-broker. Cruise Control (remove_broker, brokerid,
+# excluded_brokers_for_replica_move), Confluent's kafka-remove-brokers (--broker-id),
+# Strimzi (remove-brokers, brokers), kafka-reassign-partitions and kafka-configs
+# (--reassignment-json-file, min.insync.replicas).
+OPTION_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "--drain": (
+        "--remove-brokers",
+        "--remove-broker",
+        "--remove-broker-ids",
+        "--broker-ids-to-remove",
+        "--brokers-to-remove",
+        "--decommission",
+        "--decommission-brokers",
+        "--decommission-broker",
+        "--evacuate",
+        "--evacuate-brokers",
+        "--broker-id",
+        "--brokerid",
+    ),
+    "--exclude": (
+        "--exclude-brokers",
+        "--excluded-brokers",
+        "--exclude-broker-ids",
+        "--excluded-brokers-for-replica-move",
+    ),
+    "--plan": ("--reassignment-json-file", "--reassignment", "--proposal"),
+    "--default-min-isr": ("--min-insync-replicas", "--min-isr", "--min-insync"),
+    "--min-insync-replicas": ("--default-min-isr", "--min-isr", "--min-insync"),
+    "--fail-rack": ("--failed-rack", "--kill-rack", "--down-rack", "--rack-down"),
+    "--fail-brokers": ("--failed-brokers", "--kill-brokers", "--down-brokers", "--brokers-down"),
+}
+
+# Options that ask for a connection to a cluster: mrc-plan reads saved tool output instead
+CONNECTING = ("--bootstrap-server", "--bootstrap-servers", "--zookeeper", "--command-config")
+
+
+def synonym_of(option: str, known: Collection[str]) -> str | None:
+    """The option of ours among ``known`` that other Kafka tools call ``option``, if any."""
+    folded = option.casefold().replace("_", "-")
+    for ours, names in OPTION_SYNONYMS.items():
+        if ours in known and folded in names:
+            return ours
+    return None
+
+
+def suggest_option(exc: BaseException) -> None:
+    """Give Click's "No such option" error (``exc``, any other exception is left as it
+    is) our suggestion: the option other Kafka tools name so (`OPTION_SYNONYMS`), or a
+    note that mrc-plan connects to no cluster; else Click's own guess by spelling."""
+    option = getattr(exc, "option_name", None)
+    if not isinstance(option, str) or not hasattr(exc, "possibilities"):
+        return
+    ctx = getattr(exc, "ctx", None)
+    params = getattr(getattr(ctx, "command", None), "params", None) or []
+    known = {o for p in params for o in (*p.opts, *getattr(p, "secondary_opts", ()))}
+    ours = synonym_of(option, known)
+    message = getattr(exc, "message", None)
+    if ours is not None:
+        setattr(exc, "possibilities", [ours])  # noqa: B010 - Click's, not typed here
+        return
+    if not isinstance(message, str):
+        return
+    other = synonym_of(option, OPTION_SYNONYMS)
+    if other is not None:  # another command's option (`simulate --remove-brokers`)
+        note = f"other Kafka tools' name for {other}, which this command does not take"
+    elif option.casefold() in CONNECTING:
+        note = (
+            "mrc-plan connects to no cluster; it reads the saved output of Kafka tools "
+            "(e.g. kafka-topics --describe) and files, see --help"
+        )
+    else:
+        return
+    setattr(exc, "possibilities", [])  # noqa: B010
+    setattr(exc, "message", f"{message}: {note}")  # noqa: B010

@@ -9,9 +9,10 @@ import sys
 try:  # Ctrl-C while these load (most of the first 0.1 s): no traceback either
     from enum import StrEnum
     from pathlib import Path
-    from typing import TYPE_CHECKING, Annotated, TextIO
+    from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
     import typer
+    import typer.core
 
     from placement.diagnostics.reporters import REPORTERS
     from placement.errors import MrcPlanError
@@ -28,6 +29,7 @@ try:  # Ctrl-C while these load (most of the first 0.1 s): no traceback either
         received,
         report_failure,
         signal_of,
+        suggest_option,
     )
 except KeyboardInterrupt:
     sys.stderr.write("interrupted\n")
@@ -37,9 +39,29 @@ if TYPE_CHECKING:
     from placement.model.diagnostic import ValidationReport
 
 
+class _Group(typer.core.TyperGroup):
+    """The `mrc-plan` group: an unknown option, of the group or of the command it runs
+    (parsed inside `invoke`), gets our suggestion (cli/errors.py `suggest_option`)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except Exception as exc:
+            suggest_option(exc)
+            raise
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            suggest_option(exc)
+            raise
+
+
 def _typer() -> typer.Typer:
     """The `mrc-plan` group, before its commands are added."""
     return typer.Typer(
+        cls=_Group,
         rich_markup_mode=None,
         name="mrc-plan",
         help="Validate, plan and score replica placement for Confluent Multi-Region Clusters.",
