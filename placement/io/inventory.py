@@ -1,5 +1,5 @@
-"""Read a broker inventory from JSON, CSV or a directory of server.properties
-(docs/formats.md, inventory)."""
+"""Read a broker inventory from JSON, CSV, a directory of server.properties, or what a
+cluster prints (inventory_sources) (docs/formats.md, inventory)."""
 
 from __future__ import annotations
 
@@ -73,8 +73,7 @@ def _where(loc: Sequence[str | int]) -> str:
     return pointer(p if isinstance(p, int) or fits(p) else "…" for p in loc)
 
 
-def _parse_json(path: Path) -> tuple[ParsedJson, str]:
-    text = _read_text(path)
+def _parse_json(path: Path, text: str) -> tuple[ParsedJson, str]:
     name = str(path)
     try:
         doc = parse_json_file(text, name)
@@ -115,8 +114,8 @@ def _json_model(doc: ParsedJson, name: str) -> Inventory:
         ) from None
 
 
-def _load_json(path: Path) -> LoadedInventory:
-    doc, name = _parse_json(path)
+def _load_json(path: Path, text: str) -> LoadedInventory:
+    doc, name = _parse_json(path, text)
     inv = _json_model(doc, name)
     return LoadedInventory(inv, name, *_json_origins(doc, name, inv))
 
@@ -162,10 +161,9 @@ def _json_origins(
     return origins, controller_origins
 
 
-def _load_csv(path: Path) -> LoadedInventory:
+def _load_csv(path: Path, text: str) -> LoadedInventory:
     from placement.model.inventory import Inventory
 
-    text = _read_text(path)
     name = str(path)
     _refuse_lone_cr(text, name)
     rows = _csv_rows(text, name)
@@ -375,16 +373,91 @@ def _load_properties_dir(path: Path) -> LoadedInventory:
     )
 
 
+FORMATS = (
+    "JSON, CSV with an id,rack header, a directory of server.properties, or the saved output "
+    "of kafka-broker-api-versions, of kafka-configs --entity-type brokers --describe --all, "
+    "or of zookeeper-shell get /brokers/ids/N"
+)
+
+
+def _looks_like_csv(text: str) -> bool:
+    """Whether the first line that is not blank is a CSV header naming id and rack."""
+    first = next((line for line in text.lstrip("\ufeff").splitlines() if line.strip()), "")
+    cols = {c.strip().lower() for c in first.split(",")}
+    return "," in first and {"id", "rack"} <= cols
+
+
+def _kind(p: Path, text: str) -> str:
+    """The format of a file's ``text``: a source of inventory_sources, "csv" or "json"."""
+    from placement.io.inventory_sources import sniff
+
+    source = sniff(text)
+    if source is not None:
+        return source
+    if p.suffix.lower() == ".csv" or _looks_like_csv(text):
+        return "csv"
+    first = text.lstrip(" \t\r\n\ufeff")[:1]
+    if first in ("", "{", "["):
+        return "json"
+    lead = len(text) - len(text.lstrip(" \t\r\n\ufeff"))
+    raise InputError(
+        str(p),
+        f"not an inventory: it starts with {starts_with(text)}",
+        f"an inventory is {FORMATS} (README, Where an inventory comes from)",
+        line=text.count("\n", 0, lead) + 1,
+        column=1,
+    )
+
+
+def _load_source(path: Path, text: str, source: str) -> LoadedInventory:
+    """An inventory from what a cluster prints: brokers only, ids unique."""
+    from placement.io.inventory_sources import READERS
+    from placement.model.inventory import Broker, Inventory
+
+    name = str(path)
+    brokers: list[Broker] = []
+    origins: dict[int, Origin] = {}
+    for row in READERS[source](text, name):
+        if row.id in origins:
+            raise InputError(
+                name,
+                f"broker id {row.id} is listed more than once "
+                f"(first on line {origins[row.id].line})",
+                "keep the output of one run of the command",
+                line=row.line,
+                column=row.column,
+            )
+        origins[row.id] = Origin(name, row.line, row.column)
+        brokers.append(Broker(id=row.id, rack=row.rack))
+        check_count(BROKERS, len(brokers), f"{name}: brokers")
+    if not brokers:
+        raise InputError(
+            name,
+            f"the inventory lists no brokers (the file is {source} without any broker)",
+            "save the whole output of the command",
+        )
+    return LoadedInventory(Inventory(brokers=brokers), name, origins)
+
+
 def load_inventory(path: str | Path) -> LoadedInventory:
-    """Load an inventory; the format follows from the path (directory, .csv, else JSON)."""
+    """Load an inventory: a directory of server.properties, else the format its content
+    shows (what a cluster prints, CSV when the name ends in .csv or the header says so,
+    else JSON)."""
     p = Path(path)
     if p.is_dir():
         return _load_properties_dir(p)
     if not p.exists():
         raise InputError(str(p), "inventory file not found")
-    if p.suffix.lower() == ".csv":
-        return _load_csv(p)
-    return _load_json(p)
+    text = _read_text(p)
+    return _load_text(p, text, _kind(p, text))
+
+
+def _load_text(p: Path, text: str, kind: str) -> LoadedInventory:
+    if kind == "csv":
+        return _load_csv(p, text)
+    if kind == "json":
+        return _load_json(p, text)
+    return _load_source(p, text, kind)
 
 
 def inventory_for_checks(path: str | Path) -> CheckedInventory:
@@ -392,9 +465,13 @@ def inventory_for_checks(path: str | Path) -> CheckedInventory:
     inventory the model certainly accepts is read as a plain record, without pydantic
     (shapes.exact_inventory); anything else, and every error, as `load_inventory` does."""
     p = Path(path)
-    if p.is_dir() or not p.exists() or p.suffix.lower() == ".csv":
+    if p.is_dir() or not p.exists():
         return load_inventory(p)
-    doc, name = _parse_json(p)
+    text = _read_text(p)
+    kind = _kind(p, text)
+    if kind != "json":
+        return _load_text(p, text, kind)
+    doc, name = _parse_json(p, text)
     inv: InventoryLike | None = exact_inventory(doc.value)
     if inv is None:
         inv = _json_model(doc, name)
