@@ -6,14 +6,16 @@ violations, offline, under min ISR, under-replicated: placement/rules/partitions
 `snapshot show` counts with too). Findings are built only for the
 partitions a report can list: at most `DIAGNOSTICS_PER_FILE` of them, errors first, and
 one more to say where the count of the rest (MRC801) sits. A million broken partitions
-cost four numpy passes and a hundred messages, not a million of each.
+cost four numpy passes and a hundred messages, not a million of each. Describe output
+can also show partitions being reassigned (`DescribedSnapshot.in_flight`): they get one
+MRC905 finding for the file, not MRC901, and a broker being added to them is not lagging.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +48,7 @@ from placement.rules.partitions import (
 from placement.rules.state import (
     Audit,
     OfflinePartition,
+    ReassignmentInProgress,
     ReplicasBreakPolicy,
     UnderMinIsr,
     UnderReplicated,
@@ -69,7 +72,17 @@ FIELD: dict[type[Rule], str] = {
     OfflinePartition: "Leader",
     UnderMinIsr: "Isr",
     UnderReplicated: "Isr",
+    ReassignmentInProgress: "Replicas",
 }
+
+
+@dataclass(frozen=True)
+class DescribedSnapshot(Snapshot):
+    """Describe output as a snapshot, with what the snapshot tables do not hold: the
+    partitions being reassigned, row -> the brokers being added to it."""
+
+    in_flight: dict[int, tuple[int, ...]] = field(default_factory=dict)
+
 
 Locate = Callable[[Sequence[Hit]], list[tuple[str, Position]]]
 
@@ -85,6 +98,7 @@ def _hits(
     state: IsrState,
     policies: Mapping[str, PlacementPolicy],
     where: str,
+    in_flight: Mapping[int, tuple[int, ...]],
 ) -> list[Hit]:
     """The findings of ``rules``, for the partition ``rows`` (any rule true there)."""
     if not rows.size:
@@ -135,7 +149,8 @@ def _hits(
                 )
             else:
                 sync = p["replicas"][: len(p["replicas"]) - len(p["observers"] or ())]
-                lagging = [b for b in sync if b not in isr]
+                adding = in_flight.get(row, ())  # still copying: not lagging
+                lagging = [b for b in sync if b not in isr and b not in adding]
                 message = (
                     f"{name} is under-replicated: sync replica(s) {_ids(lagging)} out of the "
                     f"ISR ({_ids(isr)}); writes go on with {len(isr)} in sync, "
@@ -168,6 +183,11 @@ def audit(
     state = isr_state(snap, default_min_isr)
     n = snap.partitions.num_rows
     broken = violation_mask(snap, policies) if racks else np.zeros(n, dtype=bool)
+    in_flight = snap.in_flight if isinstance(snap, DescribedSnapshot) else {}
+    if in_flight:  # old and new replicas together: no final layout to judge yet
+        broken = broken.copy()
+        broken[list(in_flight)] = False
+        state = replace(state, under_replicated=_settled(snap, state, in_flight))
     errors = (
         (ReplicasBreakPolicy, broken),
         (OfflinePartition, state.offline),
@@ -179,10 +199,13 @@ def audit(
     # one row holds one to three errors: cap + 1 rows are enough to fill the list and
     # find the first finding left out
     rows = np.flatnonzero(broken | state.offline | state.under_min_isr)[: cap + 1]
-    hits = _hits(snap, rows, errors, state, policies, where)
+    hits = _hits(snap, rows, errors, state, policies, where, in_flight)
     if len(hits) <= cap:
         rows = np.flatnonzero(state.under_replicated)[: cap + 1 - len(hits)]
-        hits += _hits(snap, rows, warnings, state, policies, where)
+        hits += _hits(snap, rows, warnings, state, policies, where, in_flight)
+    if in_flight:
+        hits.append(_in_flight_hit(snap, in_flight))
+        n_warnings += 1
     diagnostics = [
         Diagnostic(
             code=hit.rule.code,
@@ -208,6 +231,42 @@ def audit(
     return Audit(listed, unlisted)
 
 
+def _settled(
+    snap: Snapshot, state: IsrState, in_flight: Mapping[int, tuple[int, ...]]
+) -> np.ndarray:
+    """`state.under_replicated`, where a partition being reassigned is under-replicated
+    only when a sync replica that is not being added is out of its ISR."""
+    mask = state.under_replicated.copy()
+    rows = [r for r in in_flight if mask[r]]
+    if not rows:
+        return mask
+    columns = ("replicas", "observers", "isr")
+    taken = snap.partitions.select(columns).take(pa.array(rows, pa.int64())).to_pylist()
+    for row, p in zip(rows, taken, strict=True):
+        sync = p["replicas"][: len(p["replicas"]) - len(p["observers"] or ())]
+        isr = p["isr"] or []
+        mask[row] = any(b not in isr and b not in in_flight[row] for b in sync)
+    return mask
+
+
+def _in_flight_hit(snap: Snapshot, in_flight: Mapping[int, tuple[int, ...]]) -> Hit:
+    """The one MRC905 finding of a file: how many partitions are being reassigned, at
+    the first of them."""
+    first = min(in_flight)
+    p = snap.partitions.select(("topic", "partition")).slice(first, 1).to_pylist()[0]
+    count = len(in_flight)
+    what = "1 partition is" if count == 1 else f"{count:,} partitions are"
+    return Hit(
+        first,
+        ReassignmentInProgress,
+        f"{what} being reassigned (the first: {p['topic']}-{p['partition']}): their "
+        "replicas list the old and the new brokers together, so they are not checked "
+        "against their topics' placement policies until the reassignment ends",
+        "describe the topics again once kafka-reassign-partitions --verify says the "
+        "reassignment is complete; plan no other move of these partitions before then",
+    )
+
+
 def brokers_table(inventory: InventoryLike) -> pa.Table:
     """An inventory's brokers as a snapshot's brokers table."""
     return pa.table(
@@ -223,10 +282,11 @@ def brokers_table(inventory: InventoryLike) -> pa.Table:
 def describe_snapshot(describe: Describe, inventory: InventoryLike | None) -> Snapshot:
     """The state ``describe`` reports, as snapshot tables in the file's order (row i is
     ``describe.partitions[i]``), with the inventory's brokers (none without one). Unlike
-    `snapshot from-describe`, which sorts the partitions, so rows map back to lines."""
+    `snapshot from-describe`, which sorts the partitions, so rows map back to lines.
+    The partitions being reassigned are its ``in_flight`` rows (MRC905)."""
     parts = describe.partitions
     topics = list(describe.topics.values())
-    return Snapshot(
+    return DescribedSnapshot(
         brokers_table(inventory or Inventory(brokers=[])),
         pa.table(
             {
@@ -248,6 +308,7 @@ def describe_snapshot(describe: Describe, inventory: InventoryLike | None) -> Sn
             },
             schema=PARTITIONS,
         ),
+        in_flight={i: p.adding for i, p in enumerate(parts) if p.reassigning},
     )
 
 

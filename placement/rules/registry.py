@@ -46,6 +46,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     state.OfflinePartition,
     state.UnderMinIsr,
     state.UnderReplicated,
+    state.ReassignmentInProgress,
 )
 
 RULES: dict[str, type[Rule]] = {r.code: r for r in ALL_RULES}

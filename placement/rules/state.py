@@ -140,3 +140,34 @@ class UnderReplicated(Rule):
     code = "MRC904"
     name = "under-replicated"
     severity = Severity.WARNING
+
+
+class ReassignmentInProgress(Rule):
+    """Partitions are being reassigned: their replicas are the old and the new together.
+
+    What it does: when describe output shows partitions with `Adding Replicas:` or
+    `Removing Replicas:` naming one of their replicas (a reassignment in progress, as
+    Kafka 2.5 and later print it), reports once per file how many there are, at the
+    `Replicas:` of the first. Those partitions are not checked against their topics'
+    policies (MRC901): until the move ends, `Replicas` lists the brokers leaving and
+    those arriving, more than the policy counts. A broker being added is not counted as
+    out of the ISR (MRC904): it is still copying. Offline partitions and partitions
+    under `min.insync.replicas` are reported as usual. A snapshot records no
+    reassignment, so this is checked on describe output only.
+
+    Why: such output is the state between two batches of a plan, or during a move by
+    hand or by another tool. Judging it as a final layout would report errors that the
+    move is about to fix, and planning another move on top of it would race the one in
+    flight. A warning: a reassignment is routine, but the state it reports is not final.
+
+    Example: `Replicas: 10,8,9,7 Isr: 8,9,7 Adding Replicas: 10 Removing Replicas: 7`
+    (broker 7's replica moving to broker 10).
+
+    Fix: wait for the reassignment to end (`kafka-reassign-partitions --verify` says it
+    is complete, or describe shows no `Adding Replicas:`), then describe the topics and
+    check again.
+    """
+
+    code = "MRC905"
+    name = "reassignment-in-progress"
+    severity = Severity.WARNING

@@ -292,3 +292,45 @@ def test_the_summary_counts_what_the_audit_reports(tmp_path: Path) -> None:
     codes = [d.code for d in diags]
     assert (s.violations, s.under_replicated) == (codes.count("MRC901"), codes.count("MRC904"))
     assert np.array_equal(violation_mask(read_snapshot(root)), np.array([True] * 3 + [False] * 2))
+
+
+MOVING_RACKS = {"brokers": [{"id": b, "rack": r} for b, r in [(1, "a"), (2, "a"), (3, "b")]]}
+MOVING = (
+    "Topic: pay\tPartitionCount: 3\tReplicationFactor: 3\tConfigs: min.insync.replicas=2,"
+    'confluent.placement.constraints={"version":1,"replicas":[{"count":2,"constraints":'
+    '{"rack":"a"}},{"count":1,"constraints":{"rack":"b"}}]}\n'
+    "\tTopic: pay\tPartition: 0\tLeader: 1\tReplicas: 1,2,3\tIsr: 1,2,3\n"
+    # broker 2's replica moving to 4: 4 still copying, out of the ISR
+    "\tTopic: pay\tPartition: 1\tLeader: 1\tReplicas: 4,1,3,2\tIsr: 1,3,2\t"
+    "Adding Replicas: 4\tRemoving Replicas: 2\n"
+    # the same move, with broker 2 (leaving, still a sync replica) out of the ISR too
+    "\tTopic: pay\tPartition: 2\tLeader: 1\tReplicas: 1,3,5,2\tIsr: 1,3\t"
+    "Adding Replicas: 5\tRemoving Replicas: 2\n"
+)
+
+
+def test_partitions_being_reassigned_are_one_warning_not_policy_errors(tmp_path: Path) -> None:
+    """Their replicas are the old and the new brokers together (4 where the policy
+    wants 3, brokers 4 and 5 of no known rack): no MRC901 for them, one MRC905 for the
+    file; a broker being added is still copying, not lagging (MRC904)."""
+    path = tmp_path / "moving.txt"
+    path.write_text(MOVING)
+    inventory = tmp_path / "inventory.json"
+    inventory.write_text(json.dumps(MOVING_RACKS))
+    found = validate_paths([path], ValidateOptions(inventory=load_inventory(inventory)))
+    diags = found[str(path)]
+    assert sorted(positions(diags)) == [
+        ("MRC904", *at(path, 4, "Isr")),
+        ("MRC905", *at(path, 3, "Replicas")),
+    ]
+    assert all(d.severity is Severity.WARNING for d in diags)
+    messages = {d.code: d.message for d in diags}
+    assert "2 partitions are being reassigned" in messages["MRC905"]
+    assert "sync replica(s) 2 out of the ISR" in messages["MRC904"]
+
+
+def test_without_a_reassignment_no_in_flight_finding(tmp_path: Path) -> None:
+    path = tmp_path / "settled.txt"
+    path.write_text("".join(MOVING.splitlines(keepends=True)[:2]))
+    found = validate_paths([path], ValidateOptions())
+    assert not any(d.code == "MRC905" for d in found[str(path)])
