@@ -473,5 +473,25 @@ def _check_replication_factors(out: Describe, path: str) -> None:
         )
 
 
-def read_describe(path: str | Path) -> Describe:
-    return parse_describe(read_text(path, "the describe output", DESCRIBE_BYTES), str(path))
+def read_describe(path: str | Path, *, in_flight: bool = False) -> Describe:
+    """Read describe output from ``path``. Unless ``in_flight``, output showing a
+    reassignment in progress is refused: its Replicas are no layout to plan from or to
+    keep (`assign`/`simulate --current`, `snapshot from-describe`); `validate` reads it
+    and reports it (MRC905)."""
+    out = parse_describe(read_text(path, "the describe output", DESCRIBE_BYTES), str(path))
+    moving = out.reassigning
+    if moving and not in_flight:
+        first = moving[0]
+        what = "1 partition is" if len(moving) == 1 else f"{len(moving):,} partitions are"
+        raise InputError(
+            str(path),
+            f"{what} being reassigned (the first: {first.topic}-{first.partition}): "
+            "their Replicas list the old and the new brokers together, not a layout to "
+            "start from",
+            "wait until kafka-reassign-partitions --verify says the reassignment is "
+            "complete, then describe the topics again; mrc-plan validate reads this "
+            "output and counts the partitions in flight",
+            line=first.line,
+            column=1,
+        )
+    return out

@@ -159,8 +159,21 @@ def test_real_describe_outputs(path: Path) -> None:
         with pytest.raises(InputError, match=REFUSED[path.name]):
             read_describe(path)
         return
-    d = read_describe(path)
+    d = read_describe(path, in_flight=True)
     assert d.partitions
     # the one taken during a reassignment: every partition gains broker 3
     assert bool(d.reassigning) == path.name.startswith("l07-adding")
     assert all(p.adding == (3,) for p in d.reassigning)
+
+
+def test_a_reassignment_in_progress_is_no_layout_to_plan_from(tmp_path: Path) -> None:
+    """`assign`/`simulate --current` and `snapshot from-describe` read the file with
+    `read_describe`: they refuse to start from a move in flight, and say so."""
+    path = tmp_path / "moving.txt"
+    path.write_text(MOVING)
+    with pytest.raises(InputError) as e:
+        read_describe(path)
+    assert "2 partitions are being reassigned (the first: payments-1)" in str(e.value)
+    assert e.value.line == 3
+    assert "--verify" in (e.value.hint or "")
+    assert len(read_describe(path, in_flight=True).reassigning) == 2
