@@ -630,6 +630,7 @@ def simulate_files(
     inv = inventory.inventory
     rack_of = inv.rack_of
     failure = Failure.resolve(rack_of, fail_rack, fail_brokers)
+    _present(current)
     state = read_current(current)
     infos = {
         t: TopicInfo(state.policies.get(t), state.min_isr.get(t))
@@ -670,6 +671,23 @@ def simulate_files(
         replica_status=replica_status,
     )
     return report.model_copy(update={"batches": steps}), unclean
+
+
+def _present(current: str | Path) -> None:
+    """A ``current`` that cannot be looked up (absent, a name too long, a file standing
+    for a directory) named as what it is: the reader of reassignment JSON it falls to
+    would call it the plan. What it holds is its reader's to check."""
+    from placement.errors import InputError
+
+    try:
+        Path(current).stat()
+    except OSError as exc:
+        raise InputError(
+            str(current),
+            f"cannot read the current assignment: {exc.strerror or exc}",
+            "give --current a reassignment JSON file, kafka-topics --describe output or a "
+            "snapshot directory",
+        ) from None
 
 
 def _plan_files(

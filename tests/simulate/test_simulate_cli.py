@@ -277,3 +277,20 @@ def test_the_text_report_separates_what_failed_before(cli: Cli) -> None:
     _schema_check(doc)
     assert doc["isr"] == "assumed"
     assert (doc["totals"]["offline_before"], doc["totals"]["offline"]) == (0, 1)
+
+
+def test_a_missing_current_is_named_as_the_current_assignment(
+    cli: Cli, inputs: dict[str, Path], tmp_path: Path
+) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(inputs["current"].read_text())
+    for missing in (tmp_path / "nope.json", inputs["current"] / "x"):
+        r = cli(
+            ["simulate", "--current", missing, "--inventory", inputs["inventory"],
+             "--plan", plan, "--fail-rack", "west"]
+        )  # fmt: skip
+        assert r.exit_code == 2, r.output
+        assert "cannot read the current assignment" in r.stderr
+        assert "the plan" not in r.stderr
+    r = cli(_args(inputs, "--plan", tmp_path / "absent.json", "--fail-rack", "west"))
+    assert r.exit_code == 2 and "cannot read the plan" in r.stderr
