@@ -39,3 +39,34 @@ class UnknownPlacementProperty(Rule):
     code = "MRC601"
     name = "unknown-placement-property"
     severity = Severity.WARNING
+
+
+class FollowerFetchingDisabled(Rule):
+    """A broker without the rack-aware replica selector, where consumers could read nearby.
+
+    What it does: reads the broker `server.properties` files validated together (and
+    those of an `--inventory` directory) and warns at every broker that does not set
+    `replica.selector.class=org.apache.kafka.common.replica.RackAwareReplicaSelector`
+    when a placement policy validated with it (a `confluent.log.placement.constraints`
+    value or a policy file) puts replicas or observers in that broker's rack; when other
+    brokers of the same set do set it; or, for a file with `broker.rack`, when its own
+    placement property places observers. A selector class of your own counts as set.
+
+    Why: the broker that leads a partition picks the replica a consumer reads from. With
+    no selector (Kafka's default, the same as `LeaderSelector`) it keeps every consumer
+    on itself, so a consumer's `client.rack` is ignored and reads cross racks, regions
+    and their links even where a follower or an observer sits next to the consumer.
+    Follower fetching (KIP-392, Kafka 2.4) needs the selector on the brokers, each with
+    `broker.rack`, and `client.rack` on the consumers.
+
+    Example: a broker file with `broker.rack=east` and an observer in `east` in
+    `confluent.log.placement.constraints`, but no `replica.selector.class`.
+
+    Fix: add `replica.selector.class=org.apache.kafka.common.replica.RackAwareReplicaSelector`
+    to every broker's server.properties, restart the brokers one at a time, and set
+    `client.rack` on the consumers to the rack they run in.
+    """
+
+    code = "MRC602"
+    name = "follower-fetching-disabled"
+    severity = Severity.WARNING
