@@ -56,6 +56,8 @@ READERS: dict[str, tuple[str, Reader]] = {
     "plan-entries": ("plan.json", read_plan_entries),
     "current": ("current.json", read_current),
     "topics": ("topics.json", read_topics),
+    # a name that says nothing: the format is told from the content
+    "inventory-txt": ("inventory.txt", load_inventory),
 }
 
 
