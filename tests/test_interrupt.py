@@ -25,6 +25,20 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 MRC_PLAN = str(Path(sys.executable).parent / "mrc-plan")
 MARK = "MRC_PLAN_TEST_INTERRUPT"
 
+# Starts the command (argv[1:]) with SIGINT and SIGTERM at their defaults, as a terminal's
+# foreground job has them, whatever this suite inherited: started in the background by a
+# non-interactive shell (`make test &`) it has SIGINT ignored, an ignored signal stays
+# ignored across fork and exec, and mrc-plan rightly leaves it so. The command is exec'd:
+# same process, same pid. (Not preexec_fn: unsafe with the threads a Spark test leaves.)
+WITH_DEFAULT_SIGNALS = [
+    sys.executable,
+    "-c",
+    "import os, signal, sys\n"
+    "for s in (signal.SIGINT, signal.SIGTERM):\n"
+    "    signal.signal(s, signal.SIG_DFL)\n"
+    "os.execv(sys.argv[1], sys.argv[1:])",
+]
+
 
 def marked(mark: str) -> list[int]:
     """Our processes (not zombies) whose environment carries ``MARK=mark``."""
@@ -105,7 +119,7 @@ def interrupt(
     out, err = tmp_path / "stdout", tmp_path / "stderr"
     with out.open("wb") as stdout, err.open("wb") as stderr:
         proc = subprocess.Popen(
-            [MRC_PLAN, *args],
+            [*WITH_DEFAULT_SIGNALS, MRC_PLAN, *args],
             stdout=stdout,
             stderr=stderr,
             env={**os.environ, MARK: mark},

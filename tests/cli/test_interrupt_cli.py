@@ -14,8 +14,14 @@ import pytest
 
 MRC_PLAN = str(Path(sys.executable).parent / "mrc-plan")
 
+# SIGINT and SIGTERM as a terminal's foreground job has them, whatever this suite
+# inherited: started in the background by a non-interactive shell (`make test &`) it has
+# SIGINT ignored, the child inherits that, and mrc-plan rightly leaves an ignored signal
+# ignored, so the signal sent below would be lost
 PRELUDE = """
 import builtins, os, runpy, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
 sys.argv = ["mrc-plan", "rules", "MRC102"]
 """
 
