@@ -218,7 +218,9 @@ class FollowerFetching:
 
     def _findings(self) -> Iterator[tuple[BrokerConfig, str]]:
         brokers = list(self.brokers.values())
-        aware = [b for b in brokers if b.rack_aware]
+        ids = [b.node for b in brokers if b.node is not None]
+        # a node id twice: the files come from more than one cluster, which may differ
+        aware = [b for b in brokers if b.rack_aware] if len(ids) == len(set(ids)) else []
         named = self.replica_racks | self.observer_racks
         for broker in brokers:
             if broker.rack_aware:

@@ -49,8 +49,9 @@ class FollowerFetchingDisabled(Rule):
     `replica.selector.class=org.apache.kafka.common.replica.RackAwareReplicaSelector`
     when a placement policy validated with it (a `confluent.log.placement.constraints`
     value or a policy file) puts replicas or observers in that broker's rack; when other
-    brokers of the same set do set it; or, for a file with `broker.rack`, when its own
-    placement property places observers. A selector class of your own counts as set.
+    brokers of the same set do set it (the files of one run are taken as one cluster,
+    unless a node id repeats); or, for a file with `broker.rack`, when its own placement
+    property places observers. A selector class of your own counts as set.
 
     Why: the broker that leads a partition picks the replica a consumer reads from. With
     no selector (Kafka's default, the same as `LeaderSelector`) it keeps every consumer

@@ -143,6 +143,15 @@ def test_brokers_that_disagree_warn_at_those_without_it() -> None:
     assert all("1 of the 3 brokers" in d.message for d in diags)
 
 
+def test_brokers_of_several_clusters_are_not_compared() -> None:
+    # node id 1 twice: two clusters, which may choose differently
+    files = {
+        "a/b1.properties": server(1, "west", RACK_AWARE),
+        "b/b1.properties": server(1, "west"),
+    }
+    assert check(files) == []
+
+
 def test_a_policy_file_puts_observers_in_a_rack_whose_brokers_lack_it() -> None:
     files = {
         "north-1.properties": server(1, "north", RACK_AWARE),
