@@ -37,6 +37,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     resilience.MinIsrNoHeadroom,
     resilience.SingleRackSyncReplicas,
     properties.UnknownPlacementProperty,
+    properties.FollowerFetchingDisabled,
     topology.ControllerQuorumRackLoss,
     topology.TwoDcPartition,
     topology.SyncReplicasInQuorumRack,

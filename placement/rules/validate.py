@@ -43,6 +43,7 @@ from placement.model.shapes import (
 )
 from placement.rules import report, syntax
 from placement.rules.base import CheckContext, Finding, Rule
+from placement.rules.fetching import FollowerFetching
 from placement.rules.properties import (
     BROKER_PLACEMENT_KEYS,
     PLACEMENT_KEY,
@@ -722,10 +723,12 @@ def validate_paths(
     found = discover(list(paths))
     if notes is not None:
         notes.extend(s.note() for s in found.skipped)
+    fetching = FollowerFetching()  # MRC602 reads the files together
     for path in found.files.values():
         suffix = path.suffix.lower()
         limit = {".properties": PROPERTIES_BYTES, ".json": POLICY_BYTES}.get(suffix, DESCRIBE_BYTES)
         data = _read(path, limit, found.walked.get(str(path)))
+        fetching.add(str(path), data)
         if suffix == ".properties":
             out[str(path)] = validate_properties_bytes(data, str(path), ctx)
         elif suffix != ".json" and _looks_like_describe(data):
@@ -750,8 +753,11 @@ def validate_paths(
             out.setdefault(first.file, [])
             unlisted[first.file] = snapshot.unlisted
     if options.inventory is not None:
+        fetching.add_inventory(options.inventory)
         for d in inventory_diagnostics(options.inventory):
             out.setdefault(d.file, []).append(d)
+    for d in fetching.diagnostics():
+        out.setdefault(d.file, []).append(d)
     if without_racks and notes is not None:
         more = f" and {len(without_racks) - 1} more" if len(without_racks) > 1 else ""
         notes.append(

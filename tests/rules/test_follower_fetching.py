@@ -4,11 +4,18 @@ policies, against `replica.selector.class` (placement/rules/fetching.py)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from typer.testing import Result
 
 from placement.io.inventory import load_inventory
 from placement.model.diagnostic import Diagnostic, Severity
 from placement.rules.fetching import RACK_AWARE, FollowerFetching
+from placement.rules.validate import ValidateOptions, validate_paths
+
+Cli = Callable[..., Result]
 
 LEADER = "org.apache.kafka.common.replica.LeaderSelector"
 OBSERVERS_SOUTH = json.dumps(
@@ -197,3 +204,67 @@ def test_an_inventory_file_is_no_broker_set(tmp_path: Path) -> None:
     fetching.add("orders.json", OBSERVERS_SOUTH.encode())
     fetching.add_inventory(load_inventory(path))
     assert fetching.diagnostics() == []
+
+
+# through `validate` (the files of one run are one broker set) and the CLI
+
+
+def _cluster(root: Path, *selectors: str | None, placement: str | None = None) -> Path:
+    """One server.properties per broker, in rack "south", under ``root``/NAME/."""
+    for n, selector in enumerate(selectors, start=1):
+        (root / f"kafka-{n}").mkdir(parents=True)
+        (root / f"kafka-{n}" / "server.properties").write_text(
+            server(n, "south", selector, placement if n == 1 else None)
+        )
+    return root
+
+
+def _found(report: dict[str, Any]) -> list[tuple[str, str, int]]:
+    return sorted(
+        (Path(f["path"]).parent.name, d["code"], d["line"])
+        for f in report["files"]
+        for d in f["diagnostics"]
+    )
+
+
+def test_validate_reads_a_directory_as_one_broker_set(tmp_path: Path) -> None:
+    agree = _cluster(tmp_path / "agree", RACK_AWARE, RACK_AWARE, placement=OBSERVERS_SOUTH)
+    assert all(d == [] for d in validate_paths([agree], ValidateOptions()).values())
+    disagree = _cluster(tmp_path / "disagree", RACK_AWARE, None, LEADER)
+    found = validate_paths([disagree], ValidateOptions())
+    assert sorted((Path(f).parent.name, d.line) for f, ds in found.items() for d in ds) == [
+        ("kafka-2", 3),
+        ("kafka-3", 4),
+    ]
+
+
+def test_cli_single_file_warns_and_passes(cli: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "one" / "server.properties"
+    path.parent.mkdir()
+    path.write_text(server(7, "north", placement=OBSERVERS_SOUTH))
+    result = cli(["validate", "--format", "json", path])
+    assert result.exit_code == 0  # a warning
+    assert _found(json.loads(result.stdout)) == [("one", "MRC602", 3)]
+    assert cli(["validate", "--strict", path]).exit_code == 1
+
+
+def test_cli_directory_that_disagrees(cli: Cli, tmp_path: Path) -> None:
+    root = _cluster(tmp_path / "cluster", RACK_AWARE, None, RACK_AWARE)
+    result = cli(["validate", "--format", "json", root])
+    assert result.exit_code == 0
+    assert _found(json.loads(result.stdout)) == [("kafka-2", "MRC602", 3)]
+
+
+def test_cli_policy_with_an_inventory_directory(cli: Cli, tmp_path: Path) -> None:
+    brokers = _cluster(tmp_path / "brokers", None, None)
+    policy = tmp_path / "orders.json"
+    policy.write_text(OBSERVERS_SOUTH)
+    result = cli(["validate", "--format", "json", "--inventory", brokers, policy])
+    found = [c for c in _found(json.loads(result.stdout)) if c[1] == "MRC602"]
+    assert found == [("kafka-1", "MRC602", 3), ("kafka-2", "MRC602", 3)]
+
+
+def test_cli_rules_documents_the_code(cli: Cli) -> None:
+    result = cli(["rules", "MRC602"])
+    assert result.exit_code == 0
+    assert "replica.selector.class" in result.stdout and "client.rack" in result.stdout
