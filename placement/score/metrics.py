@@ -708,7 +708,7 @@ def with_failure(
     ``assume_in_sync``), and
     ``unknown_rack``: the partition's brokers of unknown rack. Every partition counts, with
     a policy or not (none: no promotion). The same rules as
-    `placement.simulate.failure.judge`."""
+    `placement.simulate.failure.judge`: a recorded ISR shows any promotion already."""
     from pyspark.sql import functions as F  # noqa: N812
 
     code = racks.code()
@@ -738,9 +738,13 @@ def with_failure(
                 "unknown_rack": F.filter("replicas", lambda b: code(b).isNull()),
             }
         )
-        s, o = F.col("\x00s"), F.size("survivors")
-        flags = failure_flags(s, o)
-        before = failure_flags(F.col("\x00s0"), F.col("\x00o0"))
+        s, o, s0 = F.col("\x00s"), F.size("survivors"), F.col("\x00s0")
+        # a recorded ISR shows any promotion: short of min ISR, it is under min ISR before
+        # the failure and the observers it leaves out promote on no failure (`judge`)
+        recorded = F.lit(False) if assume_in_sync else F.col("isr").isNotNull()
+        stale = recorded & F.col("promotes") & (s0 > 0) & (s0 < F.col("min_isr"))
+        flags = failure_flags(s, F.when(stale, 0).otherwise(o))
+        before = failure_flags(s0, F.when(recorded, 0).otherwise(F.col("\x00o0")))
         offline = flags["offline"]
         failing = offline | flags["under_min_isr"]
         failing_before = before["offline"] | before["under_min_isr"]

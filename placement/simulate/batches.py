@@ -111,7 +111,8 @@ def walk(
         """Count partition ``i`` in (``n`` 1) or back out (-1) of the step's figures."""
         a = parts[i]
         recorded = None if isrs is None else isrs[i]
-        j = judge(a, a.sync if recorded is None else recorded, down, *rule(a.topic))
+        in_sync = a.sync if recorded is None else recorded
+        j = judge(a, in_sync, down, *rule(a.topic), recorded=recorded is not None)
         tally(counts, j, isrs is not None and recorded is None, n)
         if risks is None or j.outcome is not Outcome.OFFLINE or not (j.observers or j.lagging):
             return

@@ -16,9 +16,14 @@ and for every partition with ``assume_in_sync``, it is the sync replicas. The pa
 - *under min ISR* when ``0 < s < m`` otherwise: acks=all writes fail;
 - *available* when ``s >= m``.
 
-The same rules with no broker down give the state *before* the failure: a partition whose
-recorded ISR is already short is counted as failing before (``offline_before``,
-``under_min_isr_before``), apart from those the failure breaks (``broken``). A plan keeps
+With no broker down, the state *before* the failure: a partition whose recorded ISR is
+already short is counted as failing before (``offline_before``, ``under_min_isr_before``),
+apart from those the failure breaks (``broken``). A recorded ISR already shows any
+promotion (Confluent promotes caught-up observers as soon as the ISR falls short, and lists
+them in it), so before the failure ``s < m`` is under min ISR whatever the policy, and the
+observers it leaves out are not caught up: the failure does not promote them either (else
+it would mend the partition). Without a recorded ISR the same rules as after the failure
+apply, promotion included. A plan keeps
 the ISR membership of the sync replicas it keeps and counts the sync replicas it adds as in
 sync, since Kafka completes a reassignment only once they joined the ISR; replicas it
 removes are gone; a partition without a leader gains no in-sync replica
@@ -413,10 +418,20 @@ class Judged:
 
 
 def judge(
-    a: PartitionAssignment, in_sync: Collection[int], down: Collection[int], m: int, promotes: bool
+    a: PartitionAssignment,
+    in_sync: Collection[int],
+    down: Collection[int],
+    m: int,
+    promotes: bool,
+    recorded: bool = False,
 ) -> Judged:
     """``a``'s outcomes (docs/definitions.md, rack-failure outcomes): ``in_sync`` is its ISR
-    (the recorded one, else its sync replicas), ``down`` the failed brokers."""
+    (the recorded one, ``recorded``, else its sync replicas), ``down`` the failed brokers.
+
+    A recorded ISR shows any promotion already (a promoted observer is listed in it): one
+    short of min ISR is under min ISR before the failure, whatever the policy, and its
+    observers outside it are not caught up (else they would have been promoted), so the
+    failure promotes none of them either."""
     first_observer = len(a.replicas) - len(a.observers)
     s = s0 = o0 = 0  # s0, o0: with no broker down
     observers: list[int] = []
@@ -432,9 +447,10 @@ def judge(
                 observers.append(b)
         elif alive:
             lagging.append(b)
+    stale = recorded and promotes and 0 < s0 < m  # promotion due, and none recorded
     return Judged(
-        classify(s, len(observers), m, promotes),
-        classify(s0, o0, m, promotes),
+        classify(s, 0 if stale else len(observers), m, promotes),
+        classify(s0, 0 if recorded else o0, m, promotes),
         tuple(observers),
         tuple(lagging),
     )
@@ -458,7 +474,7 @@ def outcomes(
     for a, i in pairs:
         # a tuple: replica lists are short, a set per partition costs more than it saves
         in_sync = a.replicas[: len(a.replicas) - len(a.observers)] if i is None else i
-        yield a, judge(a, in_sync, down, *rule(a.topic)), i is not None
+        yield a, judge(a, in_sync, down, *rule(a.topic), recorded=i is not None), i is not None
 
 
 def topic_rules(
