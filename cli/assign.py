@@ -82,7 +82,8 @@ def _ids(raw: str | None, flag: str) -> list[int]:
 InventoryOpt = Annotated[
     Path | None,
     typer.Option(
-        help="Broker inventory (JSON, CSV or directory). Optional with a snapshot as "
+        help="Broker inventory: JSON, CSV, a directory of server.properties, or what the "
+        "cluster prints (README: Where an inventory comes from). Optional with a snapshot as "
         "--current: its brokers table gives the brokers and racks.",
         show_default=False,
     ),

@@ -117,7 +117,9 @@ PathsArg = Annotated[
 InventoryOpt = Annotated[
     Path | None,
     typer.Option(
-        help="Broker inventory (JSON, CSV, or a directory of server.properties): checks racks "
+        help="Broker inventory: JSON, CSV, a directory of server.properties, or saved "
+        "kafka-broker-api-versions, kafka-configs --describe --all or zookeeper-shell output "
+        "(README: Where an inventory comes from). Checks racks "
         "exist and have enough brokers, and gives describe output's partitions their racks."
     ),
 ]

@@ -101,7 +101,13 @@ def synth(
 @handle_errors
 def from_describe(
     describe: Annotated[Path, typer.Argument(help="Output of kafka-topics --describe.")],
-    inventory: Annotated[Path, typer.Option(help="Broker inventory (JSON, CSV or directory).")],
+    inventory: Annotated[
+        Path,
+        typer.Option(
+            help="Broker inventory: JSON, CSV, a directory of server.properties, or what the "
+            "cluster prints (README: Where an inventory comes from)."
+        ),
+    ],
     out: Annotated[Path, typer.Option(help="Output snapshot directory.")],
     sizes: Annotated[Path | None, SizesOption] = None,
 ) -> None:
