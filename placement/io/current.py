@@ -97,5 +97,5 @@ def read_current(path: str | Path) -> CurrentState:
         ]
         leaders = [d.leader for d in described.partitions]
         return CurrentState(parts, policies, {}, min_isr, isr, leaders)
-    entries, columns = read_plan_entries(p)
+    entries, columns = read_plan_entries(p, "the current assignment")
     return CurrentState(entries, columns=columns)

@@ -834,7 +834,9 @@ def read_plan_file(path: str | Path) -> PlanFile:
     return _parse_plan(_decoded(data, path), str(path), own_layout=False)
 
 
-def read_plan_entries(path: str | Path) -> tuple[list[PartitionAssignment], Columns | None]:
+def read_plan_entries(
+    path: str | Path, what: str = "the plan"
+) -> tuple[list[PartitionAssignment], Columns | None]:
     """The entries of a plan file, read as `read_plan_file` reads them, and their columns
     when the reader made them; no text kept (to place an error, none is needed after):
     a file in the own layout is read from its bytes a window at a time, never all in
@@ -842,7 +844,7 @@ def read_plan_entries(path: str | Path) -> tuple[list[PartitionAssignment], Colu
     own = _own_layout_file(path)
     if own is not None:
         return own.entries, own.columns
-    data = read_bytes_capped(path, PLAN_BYTES, _WHAT)
+    data = read_bytes_capped(path, PLAN_BYTES, what)
     plan = _parse_plan(_decoded(data, path), str(path), own_layout=False)
     return plan.entries, plan.columns
 

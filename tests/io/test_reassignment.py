@@ -173,3 +173,13 @@ def test_one_election_layout_for_assign_and_simulate(tmp_path: Path) -> None:
     assert rendered.count("\n") == len(keys) + 2  # one partition a line
     assert write_election_stream(tmp_path / "none.json", iter([])) == 0
     assert not (tmp_path / "none.json").exists()
+
+
+def test_a_missing_current_assignment_is_not_called_the_plan(tmp_path: Path) -> None:
+    """`--current` names the cluster's assignment: an error about it must not send the
+    user looking for a plan file."""
+    from placement.io.current import read_current
+
+    with pytest.raises(InputError) as err:
+        read_current(tmp_path / "current.json")
+    assert "current assignment" in err.value.message and "plan" not in err.value.message
