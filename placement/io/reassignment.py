@@ -70,6 +70,12 @@ from placement.model.kafka import INT32_MAX, TOPIC_NAME_HINT, topic_name_error
 CURRENT_TITLE = "Current partition replica assignment"
 CURRENT_BLOCK = re.compile(rf"^\s*{CURRENT_TITLE}\s*$", re.MULTILINE)
 PROPOSED_BLOCK = re.compile(r"^\s*Proposed partition reassignment configuration\s*$", re.MULTILINE)
+# --execute prints the current assignment (to roll back with), then this line; Kafka 0.9-era
+# tools then printed the new assignment as a second JSON document: the block ends here
+ROLLBACK_LINE = re.compile(
+    r"^\s*Save this to use as the --reassignment-json-file option during rollback\s*$",
+    re.MULTILINE,
+)
 # the first line of the files `render_reassignment` writes: then one entry per line
 SHAPE_HINT = '{"version": 1, "partitions": [{"topic": ..., "partition": ..., "replicas": [...]}]}'
 
@@ -487,8 +493,12 @@ def _json_region(text: str, path: str) -> tuple[int, int]:
     start = text.find("{", m.end())
     if start < 0:
         raise InputError(path, "no JSON follows 'Current partition replica assignment'")
-    nxt = PROPOSED_BLOCK.search(text, start)
-    stop = nxt.start() if nxt else len(text)
+    ends = [
+        m.start()
+        for m in (PROPOSED_BLOCK.search(text, start), ROLLBACK_LINE.search(text, start))
+        if m
+    ]
+    stop = min(ends, default=len(text))
     close = text.rfind("}", start, stop)
     return start, (close + 1 if close >= 0 else stop)  # unclosed: the parser says where
 

@@ -183,3 +183,23 @@ def test_a_missing_current_assignment_is_not_called_the_plan(tmp_path: Path) -> 
     with pytest.raises(InputError) as err:
         read_current(tmp_path / "current.json")
     assert "current assignment" in err.value.message and "plan" not in err.value.message
+
+
+def test_old_execute_output_reads_the_current_assignment(tmp_path: Path) -> None:
+    """Kafka 0.9-era `--execute` printed the current assignment, the rollback hint, and the
+    new assignment as a second JSON document: the first is the one read, as for the newer
+    output that stops after the hint."""
+    from placement.io.reassignment import read_plan_file
+
+    current = '{"version":1,"partitions":[{"topic":"pay","partition":0,"replicas":[7,8]}]}'
+    proposed = '{"version":1,"partitions":[{"topic":"pay","partition":0,"replicas":[9,10]}]}'
+    path = tmp_path / "execute.txt"
+    path.write_text(
+        "Current partition replica assignment\n\n"
+        f"{current}\n\n"
+        "Save this to use as the --reassignment-json-file option during rollback\n"
+        "Successfully started reassignment of partitions\n"
+        f"{proposed}\n"
+    )
+    plan = read_plan_file(path)
+    assert [e.replicas for e in plan.entries] == [(7, 8)]
