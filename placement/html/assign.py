@@ -43,6 +43,7 @@ from placement.html.page import (
     text,
 )
 from placement.html.plan import sections, totals
+from placement.plan.summary import cross_rack_bytes, crosses_racks
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -372,10 +373,9 @@ def _flows(summary: AssignSummary) -> list[str]:
     if not flows:
         return [paragraph("No existing partition gains a replica: no data moves.")]
     sized = all(f.bytes is not None for f in flows)
-    between = [f for f in flows if f.from_rack != f.to_rack]
     if sized:
         moved = sum(f.bytes or 0 for f in flows)
-        crossing = sum(f.bytes or 0 for f in between)
+        crossing = cross_rack_bytes(flows) or 0
         share = f"{size(crossing)} of {size(moved)} cross from one rack to another."
     else:
         share = "Some partitions have no known size: the chart counts replicas instead of bytes."
@@ -395,14 +395,15 @@ def _flows(summary: AssignSummary) -> list[str]:
             _rack_cell(f.to_rack, pointer("rack_to_rack", i, "to_rack")),
             num(f.replicas),
             nbytes(f.bytes),
-            label("yes" if f.from_rack != f.to_rack else "no"),
+            label("yes" if crosses_racks(f.from_rack, f.to_rack) else "no"),
         ]
         rows.append((i, cells))
     racks = sorted({r for f in flows for r in (f.from_rack, f.to_rack)}, key=_rack_order)
     return [
         paragraph(
             "Each replica the plan adds to an existing partition copies its data from the "
-            "partition's current leader (the batches' sender): from that broker's rack to "
+            "partition's current leader (the batches' sender; the first replica where no "
+            "leader is recorded): from that broker's rack to "
             f"the new broker's. {share}"
         ),
         chart(

@@ -2,8 +2,9 @@
 under the throttle and the broker that bounds it, the totals next to the lower bound on the
 number of batches, and what each broker sends and receives over the whole plan.
 
-A batch takes as long as its busiest receiver needs to copy its bytes at the throttle (the
-ETA `assign` computes); that receiver is named in each row. The figures come from the
+A batch takes as long as its busiest broker needs to send or receive its bytes at the
+throttle (the ETA `assign` computes; the sender is the partition's current leader); the
+busiest receiver and sender are named in each row. The figures come from the
 `PlanView` that `plan show --format json` prints, unchanged; the start of each batch on the
 timeline and the per-broker sums are derived and carry no pointer.
 """
@@ -132,6 +133,16 @@ def _starts(batches: Sequence[BatchView]) -> list[float | None]:
     return out
 
 
+def bound_by(batch: BatchView) -> tuple[int, BrokerBytes] | None:
+    """The broker whose bytes set the batch's ETA: the busiest receiver, or the busiest
+    sender (the current leader, through its leader-side throttle) when it moves more."""
+    got = busiest(batch.receivers)
+    sent = busiest(batch.senders)
+    if sent is not None and (got is None or (sent[1].bytes or 0) > (got[1].bytes or 0)):
+        return sent
+    return got
+
+
 def busiest(rows: Sequence[BrokerBytes]) -> tuple[int, BrokerBytes] | None:
     """The broker moving the most bytes (ties: the first listed) and its index; None when
     there is none or the bytes are unknown."""
@@ -147,8 +158,8 @@ def _timeline(view: PlanView, starts: list[float | None]) -> list[str]:
         return [paragraph("No batch: the plan moves no data.")]
     timed = all(b.eta_seconds is not None for b in batches)
     intro = (
-        "Batches run one after the other; each takes its busiest receiver's bytes over the "
-        "throttle."
+        "Batches run one after the other; each takes the most bytes one broker sends (as "
+        "the current leader) or receives, over the throttle."
         if timed
         else "No ETA (no throttle given, or sizes unknown): the batches by their size instead."
     )
@@ -175,7 +186,7 @@ def _draw_timeline(fig: Figure, view: PlanView, starts: list[float | None], time
         for y, b, at in zip(ys, batches, starts, strict=True):
             begin, length = (at or 0) / scale, (b.eta_seconds or 0) / scale
             ax.broken_barh([(begin, length)], (y - 0.4, 0.8), facecolors=SERIES[0])
-            top = busiest(b.receivers)
+            top = bound_by(b)
             if top is not None:
                 ax.text(begin + length, y, f" {top[1].broker}", va="center", fontsize=7)
         ax.set_yticks(ys, [f"batch {n}" for n in names])
@@ -209,16 +220,20 @@ def _batch_table(view: PlanView, starts: list[float | None]) -> str:
         Column("data", "bytes of the replicas added", "/batches/*/bytes"),
         Column("senders", "brokers sending (the current leaders new replicas copy from)"),
         Column("receivers", "brokers receiving new replicas"),
-        Column("bound by", "the busiest receiver: its copy sets the batch's ETA"),
+        Column("busiest receiver", "the broker receiving the most bytes in this batch"),
         Column("its data", "bytes the busiest receiver copies in this batch"),
-        Column("busiest sender", "the leader sending the most bytes (it can be slower still)"),
+        Column("busiest sender", "the current leader sending the most bytes in this batch"),
         Column("sends", "bytes the busiest sender sends in this batch"),
         Column(
             "max moves",
             "the most moves any broker takes part in",
             "/batches/*/max_moves_per_broker",
         ),
-        Column("ETA", "the busiest receiver's bytes over the throttle", "/batches/*/eta_seconds"),
+        Column(
+            "ETA",
+            "the most bytes one broker sends or receives, over the throttle",
+            "/batches/*/eta_seconds",
+        ),
         Column("starts at", "the batches before it, one after the other"),
         Column("rollback", "the file that undoes the batch"),
     ]
@@ -288,7 +303,7 @@ def _brokers(view: PlanView) -> list[str]:
         for r in b.senders:
             previous = sent.get(r.broker, 0)
             sent[r.broker] = None if previous is None or r.bytes is None else previous + r.bytes
-        top = busiest(b.receivers)
+        top = bound_by(b)
         if top is not None:
             bounds[top[1].broker] = bounds.get(top[1].broker, 0) + 1
     brokers = sorted(set(received) | set(sent))
@@ -298,7 +313,7 @@ def _brokers(view: PlanView) -> list[str]:
         Column("broker"),
         Column("receives", "bytes it copies over all batches"),
         Column("batches receiving", "batches in which it gains replicas"),
-        Column("bounds", "batches whose ETA it sets (their busiest receiver)"),
+        Column("bounds", "batches whose ETA it sets (the most bytes sent or received)"),
         Column("sends", "bytes it serves as leader over all batches"),
     ]
     rows = [

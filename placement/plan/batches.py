@@ -32,12 +32,13 @@ bytes, the brokers that send and receive, and an ETA under a replication throttl
   those partitions to the planned order (no data moves), and its election file makes
   Kafka elect the new preferred leaders. Partitions whose plan only reorders replicas
   are in that step alone.
-- **Sender.** The broker that sends a partition's data is its current preferred leader:
-  new replicas fetch from the leader, and the preferred leader is assumed to lead.
-- **ETA.** Under ``throttle`` bytes/s, a batch takes as long as its slowest receiver:
-  ``max over receiving brokers of bytes received / throttle``. Kafka's leader-side throttle
-  can make a sender that feeds many receivers slower still. The summary shows each
-  sender's bytes, so that case can be seen.
+- **Sender.** The broker that sends a partition's data is its current leader (`sender`,
+  docs/definitions.md, movement): new replicas fetch from the leader. Where no leader is
+  recorded (reassignment JSON, an offline partition), the first replica.
+- **ETA.** Under ``throttle`` bytes/s, which `kafka-reassign-partitions --throttle` sets
+  on both sides (leader and follower replication quotas), a batch takes as long as its
+  busiest broker: ``max over brokers of bytes sent or received / throttle``. A leader
+  feeding several new replicas sends their bytes through one leader-side quota.
 """
 
 from __future__ import annotations
@@ -77,10 +78,12 @@ class Batch:
     oversized: bool = False  # one partition copying more than the byte cap on its own
 
     def eta_seconds(self, throttle: int | None) -> float | None:
-        """Seconds under ``throttle`` bytes/s: the slowest receiving broker bounds it."""
+        """Seconds under ``throttle`` bytes/s on each side: the broker that sends or
+        receives the most bounds it."""
         if throttle is None or self.bytes is None:
             return None
-        return max(self.receivers.values(), default=0) / throttle
+        busiest = max([*self.receivers.values(), *self.senders.values()], default=0)
+        return busiest / throttle
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,14 @@ class _Move:
     touched: set[int]  # brokers that receive or give up a replica
     gained: list[int]  # brokers that receive one
     copied: int | None  # bytes: its size times len(gained); None: no known size
+
+
+def sender(old: PartitionAssignment, leader: int | None) -> int | None:
+    """The broker a new replica of ``old`` copies its data from: its current ``leader``
+    (describe's ``Leader:``, a snapshot's ``leader``), followers fetch from it; where none
+    is recorded (reassignment JSON, an offline partition), the first replica. None: no
+    replica at all."""
+    return leader if leader is not None else old.leader
 
 
 def _move(
@@ -148,9 +159,12 @@ def split(
     batch_size: int | None = None,
     max_moves_per_broker: int | None = None,
     batch_bytes: int | None = None,
+    current_leaders: Mapping[Key, int | None] | None = None,
 ) -> BatchPlan:
     """Batches for ``plan`` (entries whose partition is absent from ``current`` are new
-    assignments: everything they list is received, nothing given up)."""
+    assignments: everything they list is received, nothing given up). ``current_leaders``:
+    each partition's recorded leader, which sends its data (`sender`); absent: the
+    first replica."""
     caps = Caps(batch_size, max_moves_per_broker, batch_bytes)
     given = [c for c in (batch_size, max_moves_per_broker, batch_bytes) if c is not None]
     if not given:
@@ -236,7 +250,8 @@ def split(
         -(-max(total.values(), default=0) // cap) if cap else 0,
         _bytes_bound(moving, batch_bytes) if batch_bytes else 0,
     )
-    batches = [_batch(n + 1, g, sizes, load[n], batch_bytes) for n, g in enumerate(groups)]
+    led = current_leaders or {}
+    batches = [_batch(n + 1, g, sizes, load[n], batch_bytes, led) for n, g in enumerate(groups)]
     return BatchPlan(batches, leaders, leaders_rollback, bound, caps)
 
 
@@ -323,6 +338,7 @@ def _batch(
     sizes: Mapping[Key, int],
     moves: dict[int, int],
     batch_bytes: int | None,
+    leaders: Mapping[Key, int | None],
 ) -> Batch:
     senders: dict[int, int] = {}
     receivers: dict[int, int] = {}
@@ -334,8 +350,9 @@ def _batch(
         copied = None if copied is None or m.copied is None else copied + m.copied
         for b in m.gained:
             receivers[b] = receivers.get(b, 0) + size
-        if m.old is not None and m.old.leader is not None and m.gained:
-            senders[m.old.leader] = senders.get(m.old.leader, 0) + size * len(m.gained)
+        source = None if m.old is None else sender(m.old, leaders.get(m.entry.key))
+        if source is not None and m.gained:
+            senders[source] = senders.get(source, 0) + size * len(m.gained)
     return Batch(
         number=number,
         entries=[m.entry for m in group],
@@ -363,6 +380,7 @@ def split_checked(
     batch_size: int | None = None,
     max_moves_per_broker: int | None = None,
     batch_bytes: int | None = None,
+    current_leaders: Mapping[Key, int | None] | None = None,
 ) -> BatchPlan:
     """`split`, then the independent checks over the batches (a failure is a bug, exit
     101: nothing is written)."""
@@ -375,6 +393,7 @@ def split_checked(
         batch_size=batch_size,
         max_moves_per_broker=max_moves_per_broker,
         batch_bytes=batch_bytes,
+        current_leaders=current_leaders,
     )
     entries = [b.entries for b in batches.batches]
     problems = check_batches(

@@ -9,6 +9,7 @@ rack sends to each rack, and with --out-dir the batches.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer
@@ -81,13 +82,29 @@ class RackFlow(_Model):
     """Replicas the plan adds in one rack whose data comes from another (or the same)."""
 
     from_rack: str | None = Field(
-        description="the rack of the partition's current preferred leader, which the new "
-        "replica fetches from (the batches' sender); null: that broker has no rack or is "
-        "not in the inventory"
+        description="the rack of the partition's sending broker: its current leader, which "
+        "the new replica fetches from (the batches' sender; the first replica where no "
+        "leader is recorded); null: that broker has no rack or is not in the inventory"
     )
     to_rack: str | None = Field(description="the rack of the broker gaining the replica")
     replicas: int = Field(description="replicas added")
     bytes: int | None = Field(description="their bytes; null: one of them has no known size")
+
+
+def crosses_racks(from_rack: str | None, to_rack: str | None) -> bool:
+    """Whether a new replica's data crosses racks (docs/definitions.md, movement): its
+    sending broker's rack differs from the receiving broker's (two unknown racks count
+    as one, as `score`'s rack codes do)."""
+    return from_rack != to_rack
+
+
+def cross_rack_bytes(flows: Sequence[RackFlow]) -> int | None:
+    """The cross-rack bytes of ``flows``; None when one crossing flow has no known size."""
+    total: int | None = 0
+    for f in flows:
+        if crosses_racks(f.from_rack, f.to_rack):
+            total = None if total is None or f.bytes is None else total + f.bytes
+    return total
 
 
 RuleKind = Literal["policy", "default", "rack-aware"]
@@ -192,6 +209,12 @@ class AssignSummary(_Model):
     )
     offline_kept: int = Field(
         description="offline partitions (no leader): never moved, whatever was asked"
+    )
+    in_flight_kept: int = Field(
+        default=0,
+        description="partitions left alone because a reassignment of them is in progress "
+        "(Adding/Removing Replicas in --current; an offline one counts in offline_kept): "
+        "the plan starts from the layout that move leads to and plans no second move",
     )
     missing_topics: list[str] = Field(
         description="in --topics, not in the cluster: not planned (see policy_changes)"

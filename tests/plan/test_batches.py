@@ -91,7 +91,7 @@ def test_a_new_order_alone_moves_no_data_and_waits_for_the_leaders_step() -> Non
     assert set(files) == {"leaders.json", "rollback-leaders.json", "election.json", "summary.json"}
 
 
-def test_eta_is_the_slowest_receiver_and_caps_split_batches() -> None:
+def test_eta_is_the_busiest_broker_and_caps_split_batches() -> None:
     current = {("t", p): Pa("t", p, (1, 2)) for p in range(3)}
     plan = [Pa("t", 0, (1, 3)), Pa("t", 1, (1, 3)), Pa("t", 2, (4, 2))]
     sizes = {("t", 0): 100, ("t", 1): 300, ("t", 2): 50}
@@ -100,12 +100,15 @@ def test_eta_is_the_slowest_receiver_and_caps_split_batches() -> None:
     # them; t-2 moves 1 -> 4 and would be broker 1's first move: it fits as well
     (b,) = bp.batches
     assert b.receivers == {3: 400, 4: 50} and b.senders == {1: 450}
-    assert b.eta_seconds(10) == 40.0  # broker 3 receives 400 bytes at 10 bytes/s
+    # the leader-side quota: broker 1 sends 450 bytes at 10 bytes/s, more than broker 3
+    # receives (400)
+    assert b.eta_seconds(10) == 45.0
     bp = split(plan, current, sizes, max_moves_per_broker=1)
     assert [len(x.entries) for x in bp.batches] == [2, 1] and bp.lower_bound == 2
     doc = summary(bp, 10)
-    assert [r["eta_seconds"] for r in doc["batches"]] == [10.0, 30.0]  # t-0 + t-2, then t-1
-    assert doc["total"]["eta_seconds"] == 40.0 and doc["total"]["bytes"] == 450
+    # t-0 + t-2 (broker 1 sends 150), then t-1 (300 each way)
+    assert [r["eta_seconds"] for r in doc["batches"]] == [15.0, 30.0]
+    assert doc["total"]["eta_seconds"] == 45.0 and doc["total"]["bytes"] == 450
 
 
 def test_the_split_needs_a_cap() -> None:
@@ -220,7 +223,8 @@ def test_drain_in_batches_end_to_end(cli: Cli, cluster: Path, tmp_path: Path) ->
     assert total["partitions"] == sum(len(e) for e in batches)
     rate = 100_000_000
     for row in doc["batches"]:
-        assert row["eta_seconds"] == max(r["bytes"] for r in row["receivers"]) / rate
+        busiest = max(r["bytes"] for r in row["receivers"] + row["senders"])
+        assert row["eta_seconds"] == busiest / rate
     assert total["eta_seconds"] == pytest.approx(sum(r["eta_seconds"] for r in doc["batches"]))
 
     shown = cli(["plan", "show", out])
