@@ -143,6 +143,15 @@ def _entry(entry: Any, ptr: str, names: set[str]) -> PartitionAssignment:
         )
     if not entry.keys() >= _REQUIRED:
         key = next(k for k in ("topic", "partition", "replicas") if k not in entry)
+        if key == "replicas" and entry.keys() == {"topic", "partition"}:
+            # kafka-leader-election's --path-to-json-file: partitions, no replicas
+            raise ShapeError(
+                ptr,
+                'partition entry lacks "replicas": this looks like a kafka-leader-election '
+                "--path-to-json-file (topic and partition only), not a reassignment",
+                "give a reassignment: each entry names its replicas, as "
+                "kafka-reassign-partitions --reassignment-json-file takes it",
+            )
         raise ShapeError(ptr, f'partition entry lacks "{key}"')
     topic, partition = entry["topic"], entry["partition"]
     if type(topic) is not str or topic not in names:  # a list is not hashable: type first
@@ -188,6 +197,15 @@ def _entries(value: Any) -> list[PartitionAssignment]:
     if not isinstance(value, dict):
         raise ShapeError("", "a reassignment file must be a JSON object", SHAPE_HINT)
     unknown = sorted(set(value) - {"version", "partitions"})
+    if unknown == ["topics"] and "partitions" not in value:
+        raise ShapeError(
+            "/topics",
+            'unknown key "topics": this looks like a kafka-reassign-partitions '
+            "--topics-to-move-json-file (the topics to move), not a reassignment",
+            "give the reassignment itself: --generate prints one as 'Proposed partition "
+            "reassignment configuration', or `mrc-plan assign` writes one",
+            key=True,
+        )
     if unknown:
         raise ShapeError(
             f"/{escape_token(unknown[0])}",

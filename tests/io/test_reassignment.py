@@ -203,3 +203,25 @@ def test_old_execute_output_reads_the_current_assignment(tmp_path: Path) -> None
     )
     plan = read_plan_file(path)
     assert [e.replicas for e in plan.entries] == [(7, 8)]
+
+
+def test_a_leader_election_file_is_named_as_such(tmp_path: Path) -> None:
+    """kafka-leader-election's input lists partitions without replicas: the refusal says
+    what the file is instead of only which key is missing."""
+    from placement.io.reassignment import read_plan_file
+
+    path = tmp_path / "election.json"
+    path.write_text('{"partitions": [{"topic": "pay", "partition": 0}]}')
+    with pytest.raises(InputError) as err:
+        read_plan_file(path)
+    assert "kafka-leader-election" in err.value.message
+
+
+def test_a_topics_to_move_file_is_named_as_such(tmp_path: Path) -> None:
+    from placement.io.reassignment import read_plan_file
+
+    path = tmp_path / "topics-to-move.json"
+    path.write_text('{"topics": [{"topic": "pay"}], "version": 1}')
+    with pytest.raises(InputError) as err:
+        read_plan_file(path)
+    assert "--topics-to-move-json-file" in err.value.message
