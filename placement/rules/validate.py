@@ -296,6 +296,135 @@ def validate_json_bytes(data: bytes, file: str, ctx: CheckContext) -> list[Diagn
     return out
 
 
+class JsonKind(NamedTuple):
+    """A JSON file of mrc-plan's (or Kafka's) that is no placement policy: what `validate`
+    takes it for, the top-level keys that tell it, and how to check it on its own."""
+
+    name: str
+    what: str
+    keys: str
+    how: str
+
+
+INVENTORY_KIND = JsonKind(
+    "inventory",
+    "a broker inventory",
+    'a top-level "brokers"',
+    "its brokers were checked as --inventory checks them; pass --inventory {} "
+    "to check the policies against it",
+)
+TOPICS_KIND = JsonKind(
+    "topics",
+    "a topics file",
+    'a top-level "topics" or "default_placement"',
+    "its inline policies were checked; the rest (names, counts, referenced files) is "
+    "checked by `mrc-plan assign --topics {}`",
+)
+PLAN_KIND = JsonKind(
+    "plan",
+    "a reassignment plan",
+    'a top-level "partitions"',
+    "it was read as Kafka reads a reassignment file; `mrc-plan plan show {}` shows it",
+)
+SUMMARY_KIND = JsonKind(
+    "summary",
+    "the summary.json of an `assign --out-dir` directory",
+    'a top-level "batches" and "total"',
+    "it was read as `plan show` reads it; `mrc-plan plan show {}` shows the plan",
+)
+_POLICY_ONLY_KEYS = frozenset(("replicas", "observers", "observerPromotionPolicy"))
+
+
+def json_kind(value: object) -> JsonKind | None:
+    """What a parsed JSON file is when it is no placement policy, by its top-level keys
+    (None: a policy, or a file of no kind `validate` knows, checked as a policy).
+
+    An object holding a policy's own keys ("replicas", "observers") is a policy, whatever
+    else it holds: its unknown keys are the policy's findings."""
+    if not isinstance(value, dict) or _POLICY_ONLY_KEYS & value.keys():
+        return None
+    if "brokers" in value:
+        return INVENTORY_KIND
+    if "topics" in value or "default_placement" in value:
+        return TOPICS_KIND
+    if "batches" in value and "total" in value:
+        return SUMMARY_KIND
+    if "partitions" in value:
+        return PLAN_KIND
+    return None
+
+
+def _topics_policies(doc: ParsedJson, file: str, ctx: CheckContext) -> list[Diagnostic]:
+    """The findings of the policies written inline in a topics file (a placement given as
+    a file name is that file's, checked where it is)."""
+    value = doc.value
+    assert isinstance(value, dict)
+    out: list[Diagnostic] = []
+    if isinstance(value.get("default_placement"), dict):
+        out.extend(
+            _policy_value_diagnostics(
+                doc, "/default_placement", file, ctx, context="default_placement"
+            )
+        )
+    topics = value.get("topics")
+    for i, entry in enumerate(topics if isinstance(topics, list) else []):
+        if not isinstance(entry, dict) or not isinstance(entry.get("placement"), dict):
+            continue
+        name = entry.get("name")
+        context = f"topic {shorten(name, QUOTE_CHARS)}" if isinstance(name, str) else None
+        out.extend(
+            _policy_value_diagnostics(doc, f"/topics/{i}/placement", file, ctx, context=context)
+        )
+    return out
+
+
+def _kind_note(kind: JsonKind, paths: list[Path]) -> str:
+    """One note for the files of one kind: the first path, how many more (paths only)."""
+    first = paths[0]
+    more = f" and {len(paths) - 1:,} more" if len(paths) > 1 else ""
+    where = first.parent if kind is SUMMARY_KIND else first
+    return f"{first}{more}: taken for {kind.what} ({kind.keys}): {kind.how.format(where)}"
+
+
+def check_json_file(
+    path: Path, data: bytes, options: ValidateOptions
+) -> tuple[list[Diagnostic], JsonKind | None]:
+    """A `.json` file as what it is: a placement policy (its findings), or a file of
+    another kind (`json_kind`) checked by that kind's reader. A reader that refuses the
+    file raises its `InputError` (exit 2), as the command that reads the kind would."""
+    file = str(path)
+    ctx = options.context()
+    text, out = _decode(data, file)
+    if text is None:
+        return out, None
+    doc, syntax_found = _parse_policy(text, file, LineIndex(text), None)
+    kind = json_kind(doc.value) if doc is not None else None
+    if doc is None or kind is None:
+        out.extend(syntax_found)
+        if doc is not None:
+            out.extend(_policy_value_diagnostics(doc, "", file, ctx))
+        return out, None
+    if kind is INVENTORY_KIND:
+        from placement.io.inventory import inventory_for_checks
+
+        given = options.inventory
+        if given is None or Path(given.path).resolve() != path.resolve():
+            out.extend(inventory_diagnostics(inventory_for_checks(path)))
+        # else: the --inventory's findings are added once, with the inventory's own
+    elif kind is TOPICS_KIND:
+        out.extend(syntax_found)
+        out.extend(_topics_policies(doc, file, ctx))
+    elif kind is PLAN_KIND:
+        from placement.io.reassignment import parse_plan
+
+        parse_plan(text, file)
+    else:
+        from placement.io.summary import read_summary
+
+        read_summary(path)
+    return out, kind
+
+
 _KEY_CHARS = 64  # the broker keys have up to 53 characters
 
 
@@ -724,6 +853,7 @@ def validate_paths(
     if notes is not None:
         notes.extend(s.note() for s in found.skipped)
     fetching = FollowerFetching()  # MRC602 reads the files together
+    kinds: dict[JsonKind, list[Path]] = {}  # the .json files that are no policies
     for path in found.files.values():
         suffix = path.suffix.lower()
         limit = {".properties": PROPERTIES_BYTES, ".json": POLICY_BYTES}.get(suffix, DESCRIBE_BYTES)
@@ -741,7 +871,9 @@ def validate_paths(
         else:
             if len(data) > POLICY_BYTES.value():
                 raise too_large(str(path), POLICY_BYTES, len(data))
-            out[str(path)] = validate_json_bytes(data, str(path), ctx)
+            out[str(path)], kind = check_json_file(path, data, options)
+            if kind is not None:
+                kinds.setdefault(kind, []).append(path)
     for root in found.snapshots.values():
         snapshot = validate_snapshot(root, options)
         for file in snapshot.files:
@@ -758,6 +890,8 @@ def validate_paths(
             out.setdefault(d.file, []).append(d)
     for d in fetching.diagnostics():
         out.setdefault(d.file, []).append(d)
+    if notes is not None:
+        notes.extend(_kind_note(kind, named) for kind, named in kinds.items())
     if without_racks and notes is not None:
         more = f" and {len(without_racks) - 1} more" if len(without_racks) > 1 else ""
         notes.append(
