@@ -236,7 +236,7 @@ def read_plan(path: Path) -> list[dict[str, Any]]:
 def score(snapshot: Path, plans: list[Path], default_min_isr: int) -> dict[str, Any]:
     brokers, topics = table(snapshot, "brokers"), table(snapshot, "topics")
     parts = table(snapshot, "partitions").select(
-        ["topic", "partition", "replicas", "observers", "size_bytes"]
+        ["topic", "partition", "replicas", "observers", "leader", "size_bytes"]
     )
     pol = Policies(topics, default_min_isr)
     inv_racks = {r for r in brokers.column("rack").to_pylist() if r is not None}
@@ -249,6 +249,14 @@ def score(snapshot: Path, plans: list[Path], default_min_isr: int) -> dict[str, 
     size = pc.fill_null(parts.column("size_bytes"), 0).to_numpy().astype(np.int64)
     unsized = parts.column("size_bytes").is_null().to_numpy(zero_copy_only=False)
     reps, n_rep = padded(parts.column("replicas"))
+    # the sending broker of a move: the recorded leader, else the first replica
+    leader = parts.column("leader")
+    first = reps[:, 0] if reps.shape[1] else np.full(len(leader), PAD, dtype=np.int64)
+    sending = np.where(
+        leader.is_null().to_numpy(zero_copy_only=False),
+        first,
+        pc.fill_null(leader, 0).to_numpy().astype(np.int64),
+    )
     obs, n_obs = padded(parts.column("observers"))
     base = state_metrics(reps, n_rep, obs, n_obs, topic_idx, size, inv, pol)
 
@@ -286,9 +294,9 @@ def score(snapshot: Path, plans: list[Path], default_min_isr: int) -> dict[str, 
         changed = (new_r != old_r).any(axis=1) | (new_o != old_o).any(axis=1)
         added = distinct_not_in(new_r, old_r)
         removed = distinct_not_in(old_r, new_r)
-        old_rack, new_rack = inv.racks_of(old_r), inv.racks_of(new_r)
-        old_has_null = (old_rack == NO_RACK).any(axis=1)
-        far = added & (new_rack >= 0) & ~contains(old_rack, new_rack) & ~old_has_null[:, None]
+        # cross-rack: an added replica in another rack than its sending broker's (two
+        # unknown racks are one)
+        far = added & (inv.racks_of(new_r) != inv.racks_of(sending[rows])[:, None])
         s = size[rows]
         out_plans.append(
             {

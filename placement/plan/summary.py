@@ -9,11 +9,12 @@ rack sends to each rack, and with --out-dir the batches.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
+from placement.model.assignment import Key, PartitionAssignment
 from placement.model.planview import PlanView
 from placement.model.policy import PlacementPolicy
 from placement.plan.degraded import Degraded
@@ -105,6 +106,41 @@ def cross_rack_bytes(flows: Sequence[RackFlow]) -> int | None:
         if crosses_racks(f.from_rack, f.to_rack):
             total = None if total is None or f.bytes is None else total + f.bytes
     return total
+
+
+def rack_to_rack(
+    rack_of: Mapping[int, str | None],
+    plan: Sequence[PartitionAssignment],
+    before: Mapping[Key, PartitionAssignment],
+    sizes: Mapping[Key, int],
+    leaders: Mapping[Key, int | None] | None = None,
+) -> list[RackFlow]:
+    """Replicas added and their bytes from rack to rack (docs/definitions.md, movement):
+    each new replica of an existing partition copies from its sending broker (`sender`:
+    the recorded leader in ``leaders``, else the first replica), so its data goes from
+    that broker's rack to the new broker's. Racks by name, none last."""
+    from placement.plan.batches import sender
+
+    led = leaders or {}
+    replicas: dict[tuple[str | None, str | None], int] = {}
+    moved: dict[tuple[str | None, str | None], int | None] = {}
+    for a in plan:
+        old = before.get(a.key)
+        if old is None:  # created by the plan: no data to copy
+            continue
+        source = sender(old, led.get(a.key))
+        from_rack = rack_of.get(source) if source is not None else None
+        size = sizes.get(a.key)
+        for b in set(a.replicas) - set(old.replicas):
+            pair = (from_rack, rack_of.get(b))
+            replicas[pair] = replicas.get(pair, 0) + 1
+            held = moved.get(pair, 0)
+            moved[pair] = None if held is None or size is None else held + size
+    order = sorted(replicas, key=lambda p: ((p[0] is None, p[0] or ""), (p[1] is None, p[1] or "")))
+    return [
+        RackFlow(from_rack=f, to_rack=t, replicas=replicas[(f, t)], bytes=moved[(f, t)])
+        for f, t in order
+    ]
 
 
 RuleKind = Literal["policy", "default", "rack-aware"]

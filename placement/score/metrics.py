@@ -359,7 +359,7 @@ MOVES = (
     "partitions_changed",
     "replicas_added",
     "replicas_removed",
-    "replicas_across_racks",  # added replicas whose rack held none of the old replicas
+    "replicas_across_racks",  # added replicas in another rack than the sending broker's
     "bytes_unknown_partitions",
     "in_snapshot",
 )
@@ -569,9 +569,11 @@ def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
     twice more: as it is (``plan = i``, ``w = -1``) and as plan ``i`` leaves it (``w = 1``,
     with what it moves, as the counts `MOVES` (docs/definitions.md): ``partitions_changed``
     0/1, ``replicas_added``, ``replicas_removed``, ``replicas_across_racks`` (the added
-    replicas whose rack held none of the partition's old replicas: times the size, the
-    cross-rack bytes), ``bytes_unknown_partitions``: 1 where the partition gains replicas
-    and its size is unknown (the byte counts leave it out), and ``in_snapshot``: how many
+    replicas whose rack is not their sending broker's: the recorded ``leader``, else the
+    first replica, as `placement.plan.batches.sender`; two unknown racks are one, as in
+    `placement.plan.summary.crosses_racks`; times the size, the cross-rack bytes),
+    ``bytes_unknown_partitions``: 1 where the partition gains replicas and its size is
+    unknown (the byte counts leave it out), and ``in_snapshot``: how many
     of the plan's entries found the partition; 0 each in the other rows). Summed per plan,
     the rows of plan ``i`` are the difference it makes, so the state after it is the
     snapshot plus that difference.
@@ -602,12 +604,12 @@ def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
     def after(c: str) -> str:
         new, new_obs = f"{c}.new_replicas", f"{c}.new_observers"
         added = f"array_except({new}, replicas)"
-        old_racks = f"transform(replicas, x -> {code('x')})"
+        source = code("coalesce(leader, element_at(replicas, 1))")  # the sending broker's
         moves = [
             flag_sql(f"{new} != replicas OR {new_obs} != {OBSERVERS}"),
             f"size({added})",
             f"size(array_except(replicas, {new}))",
-            f"size(filter({added}, y -> NOT array_contains({old_racks}, {code('y')})))",
+            f"size(filter({added}, y -> NOT ({code('y')} <=> {source})))",
             flag_sql(f"size_bytes IS NULL AND size({added}) > 0"),
             f"{c}.listed",
         ]

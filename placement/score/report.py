@@ -87,8 +87,9 @@ class PlanScore(_Model):
         "known: a lower bound when bytes_unknown_partitions is not 0"
     )
     cross_rack_bytes: int = Field(
-        description="of bytes_to_move, the replicas added in a rack that held none of the "
-        "partition's replicas (partitions of unknown size left out likewise)"
+        description="of bytes_to_move, the replicas added in another rack than their "
+        "sending broker's (the partition's recorded leader, else its first replica); "
+        "partitions of unknown size left out likewise"
     )
     bytes_unknown_partitions: int = Field(
         description="partitions the plan adds replicas to whose size the snapshot does not "

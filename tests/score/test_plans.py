@@ -67,9 +67,11 @@ def test_plan_movement_and_after_state(spark: Any, tmp_path: Path) -> None:
     assert got.replicas_added == sum(len(v) for v in added.values())
     assert got.replicas_removed == got.replicas_added
     assert got.bytes_to_move == sum(sizes[k] * len(v) for k, v in added.items())
+    # cross-rack: in another rack than the sending broker's (the leader, else the first)
+    led = {(r["topic"], r["partition"]): r["leader"] for r in rows}
+    sending = {k: led[k] if led[k] is not None else old[k].replicas[0] for k in added}
     cross = sum(
-        sizes[k] * sum(1 for b in v if racks[b] not in {racks[o] for o in old[k].replicas})
-        for k, v in added.items()
+        sizes[k] * sum(1 for b in v if racks[b] != racks[sending[k]]) for k, v in added.items()
     )
     assert got.cross_rack_bytes == cross > 0
     after = dict(old) | {a.key: a for a in plan}

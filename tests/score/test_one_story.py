@@ -1,0 +1,117 @@
+"""One cluster, one plan, the same figures in every command (docs/definitions.md,
+movement): the sending broker of a move is the partition's recorded leader (the first
+replica where none is recorded), and a cross-rack byte is one whose receiving broker sits
+in another rack than that sender. `assign`'s rack-to-rack figures, the batches and
+`score` (Spark, and the numpy reference) count them from the same fixture."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from placement.io.reassignment import render_reassignment
+from placement.io.snapshot import read_snapshot, write_snapshot
+from placement.model.assignment import PartitionAssignment
+from placement.plan.batches import split
+from placement.plan.summary import cross_rack_bytes, rack_to_rack
+
+Pa = PartitionAssignment
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+RACKS: dict[int, str | None] = {1: "a", 2: "a", 3: "b", 4: "b", 5: "c", 6: "c"}
+# (replicas, recorded leader (None: not recorded), size, the plan's replicas)
+CLUSTER = {
+    ("pay", 0): ((1, 3), 1, 1_000, (1, 3, 4)),  # 4 (b) copies from 1 (a): crosses
+    ("pay", 1): ((3, 5), 5, 2_000, (3, 5, 4)),  # led by 5 (c), listed first 3 (b): crosses
+    ("pay", 2): ((1, 2), None, 4_000, (1, 2, 6)),  # no leader: 1 (a) sends to 6 (c)
+    ("pay", 3): ((3, 6), 6, 8_000, (3, 6, 5)),  # led by 6 (c), 5 (c) receives: stays
+    ("pay", 4): ((2, 4), 2, 16_000, (2, 4)),  # unchanged
+}
+CROSSING = 1_000 + 2_000 + 4_000
+SENDERS = {1: 5_000, 5: 2_000, 6: 8_000}
+
+
+def current() -> dict[tuple[str, int], Pa]:
+    return {k: Pa(*k, reps) for k, (reps, _, _, _) in CLUSTER.items()}
+
+
+def plan() -> list[Pa]:
+    return [Pa(*k, new) for k, (old, _, _, new) in CLUSTER.items() if new != old]
+
+
+def leaders() -> dict[tuple[str, int], int | None]:
+    return {k: lead for k, (_, lead, _, _) in CLUSTER.items()}
+
+
+def sizes() -> dict[tuple[str, int], int]:
+    return {k: size for k, (_, _, size, _) in CLUSTER.items()}
+
+
+def write_cluster(root: Path) -> tuple[Path, Path]:
+    """The cluster as a JSON Lines snapshot and the plan as reassignment JSON."""
+    snap = root / "snap"
+    snap.mkdir(parents=True)
+
+    def lines(rows: list[dict[str, Any]]) -> str:
+        return "".join(json.dumps(r) + "\n" for r in rows)
+
+    (snap / "brokers.jsonl").write_text(
+        lines([{"broker_id": b, "rack": r} for b, r in RACKS.items()])
+    )
+    (snap / "topics.jsonl").write_text(lines([{"topic": "pay", "placement": None}]))
+    rows = []
+    for (topic, p), (reps, lead, size, _) in CLUSTER.items():
+        recorded = {"isr": list(reps), "leader": lead} if lead is not None else {}
+        rows.append(
+            {
+                "topic": topic,
+                "partition": p,
+                "replicas": list(reps),
+                "observers": [],
+                "size_bytes": size,
+                **recorded,
+            }
+        )
+    (snap / "partitions.jsonl").write_text(lines(rows))
+    path = root / "plan.json"
+    path.write_text(render_reassignment(plan()))
+    return snap, path
+
+
+def test_in_process_the_recorded_leader_sends_and_decides_the_crossing() -> None:
+    flows = rack_to_rack(RACKS, plan(), current(), sizes(), leaders())
+    assert cross_rack_bytes(flows) == CROSSING
+    assert {(f.from_rack, f.to_rack): f.bytes for f in flows} == {
+        ("a", "b"): 1_000,
+        ("a", "c"): 4_000,
+        ("c", "b"): 2_000,
+        ("c", "c"): 8_000,
+    }
+    # the batches name the same senders
+    (batch,) = split(plan(), current(), sizes(), batch_size=10, current_leaders=leaders()).batches
+    assert batch.senders == SENDERS
+
+
+@pytest.mark.spark
+def test_score_and_the_reference_count_the_same_cross_rack_bytes(
+    spark: Any, tmp_path: Path
+) -> None:
+    from placement.score.run import run_score
+
+    snap, path = write_cluster(tmp_path)
+    (got,) = run_score(snap, [path], master="local[2]").plans
+    assert got.bytes_to_move == 1_000 + 2_000 + 4_000 + 8_000
+    assert got.cross_rack_bytes == CROSSING
+    sys.path.insert(0, str(BENCH))
+    try:
+        import score_ref
+    finally:
+        sys.path.remove(str(BENCH))
+    parquet = tmp_path / "parquet"  # the reference reads Parquet snapshots only
+    write_snapshot(parquet, read_snapshot(snap))
+    (want,) = score_ref.score(parquet, [path], 1)["plans"]
+    assert want["cross_rack_bytes"] == CROSSING
