@@ -91,6 +91,8 @@ def _markup(report: ValidationReport, markup_escape: Callable[[str], str]) -> It
     """The report as lines of rich markup, one `console.print` each; ``markup_escape`` is
     rich's escape, or `_escape_markup` (the same) where rich is not loaded."""
 
+    from placement.diagnostics.rollup import roll_up
+
     def escape(value: object) -> str:
         return markup_escape(safe(value))
 
@@ -100,14 +102,15 @@ def _markup(report: ValidationReport, markup_escape: Callable[[str], str]) -> It
             continue
         status = "[green]PASS[/]" if f.valid else "[bold red]FAIL[/]"
         yield f"{status} {escape(f.path)}"
-        for d in f.diagnostics:
+        for rolled in roll_up(f.diagnostics):  # one line per cause, at its first finding
+            d = rolled.first
             # the message and its context escaped as one text: escaped apart, a message
             # ending "[/" and a context holding "]" made a closing tag across the two
             where = f" (in {d.context})" if d.context else ""
             yield (
                 f"  {escape(d.file)}:{d.line}:{d.column}: "
                 f"[{STYLE[d.severity.value]}]{d.severity.value}[/] {d.code} "
-                f"[dim]\\[{d.name}][/] {escape(d.message + where)}"
+                f"[dim]\\[{d.name}][/] {escape(d.message + where + rolled.suffix())}"
             )
             for line in _excerpt(d):
                 yield f"  [dim]{markup_escape(line)}[/]"

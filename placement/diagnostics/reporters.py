@@ -47,14 +47,19 @@ def _n(count: int, noun: str) -> str:
 
 
 def render_github(report: ValidationReport) -> str:
+    from placement.diagnostics.rollup import roll_up
     from placement.model.diagnostic import Severity
 
-    """GitHub Actions workflow commands: one annotation per finding."""
+    """GitHub Actions workflow commands: one annotation per cause (`rollup`), at its first
+    finding; the summary line counts every finding."""
     lines = []
     for f in report.files:
-        for d in f.diagnostics:
+        for rolled in roll_up(f.diagnostics):
+            d = rolled.first
             level = "error" if d.severity is Severity.ERROR or report.strict else "warning"
-            message = escape(d.message) + (f"\n{escape(d.hint)}" if d.hint else "")
+            message = escape(d.message + rolled.suffix()) + (
+                f"\n{escape(d.hint)}" if d.hint else ""
+            )
             props = ",".join(
                 [
                     f"file={_gh_escape(escape(d.file), prop=True)}",

@@ -903,7 +903,12 @@ def test_every_format_points_at_the_partition_lines(cli: Cli, fmt: str) -> None:
     assert (str(AUDITED[0]), 7, replicas, "MRC901") in want
     result = cli(["validate", *AUDITED, *INVENTORY, "--format", fmt])
     assert result.exit_code == 1
-    assert _where(fmt, result.stdout) == want
+    got = _where(fmt, result.stdout)
+    if fmt in ("text", "github"):  # one line per cause, at its first finding (rollup)
+        assert got <= want
+        assert {code for *_, code in got} == {code for *_, code in want}
+    else:
+        assert got == want
 
 
 def test_the_audit_report_matches_the_schema(cli: Cli) -> None:
