@@ -123,7 +123,8 @@ def from_describe(
     outputs = Outputs.of([("DESCRIBE", describe), ("--inventory", inventory), ("--sizes", sizes)])
     snap_out = add_snapshot_output(outputs, "--out", out)
     with outputs:  # the checks and the temporary directory, before the work
-        described = read_describe(describe)
+        # a reassignment in flight is kept: its adding and removing columns say which
+        described = read_describe(describe, in_flight=True)
         loaded = load_sizes(sizes) if sizes else None
         snap = snapshot_from_describe(
             described, load_inventory(inventory).inventory, loaded.sizes if loaded else None
@@ -135,6 +136,12 @@ def from_describe(
         for note in loaded.notes + coverage_notes(loaded.sizes, keys, str(sizes), str(describe)):
             sys.stderr.write(f"note: {safe(note)}\n")
     report(outputs, written, skip=["--out"])
+    moving = len(described.reassigning)
+    if moving:
+        sys.stderr.write(
+            f"note: {moving:,} partition(s) are being reassigned: their replicas list the "
+            "old and the new brokers, and the adding and removing columns say which\n"
+        )
     sys.stderr.write(
         f"wrote {safe(out)}: {snap.brokers.num_rows} brokers, {snap.topics.num_rows} "
         f"topics, {snap.partitions.num_rows} partitions\n"
@@ -220,6 +227,8 @@ def _show_text(s: "SnapshotReport") -> None:
         head.add_row(label, "[green]0[/]" if not count else f"[bold red]{count:,}[/]")
     lagging = s.under_replicated
     head.add_row("partitions under-replicated", f"[yellow]{lagging:,}[/]" if lagging else "0")
+    moving = s.reassigning
+    head.add_row("partitions being reassigned", f"[yellow]{moving:,}[/]" if moving else "0")
     console.print(head)
     racks = Table("rack", "brokers", "replicas/broker min", "max", title="per rack")
     for r in s.racks:

@@ -13,7 +13,7 @@ from placement.errors import InputError
 from placement.io.describe import Describe
 from placement.io.limits import LOGDIRS_BYTES, SIZES_BYTES, too_large
 from placement.io.logdirs import EXAMPLES, SizesRead, looks_like_logdirs, parse_logdirs
-from placement.io.snapshot import BROKERS, PARTITIONS, TOPICS, Snapshot
+from placement.io.snapshot import BROKERS, SNAPSHOT_PARTITIONS, TOPICS, Snapshot
 from placement.io.textfile import (
     cut,
     int_problem_short,
@@ -150,8 +150,11 @@ def snapshot_from_describe(
             "isr": [list(p.isr) for p in rows],
             "leader": [p.leader for p in rows],
             "size_bytes": [(sizes or {}).get((p.topic, p.partition)) for p in rows],
+            # a reassignment in flight: `replicas` lists the old and the new brokers
+            "adding": [list(p.adding) if p.reassigning else None for p in rows],
+            "removing": [list(p.removing) if p.reassigning else None for p in rows],
         },
-        schema=PARTITIONS,
+        schema=SNAPSHOT_PARTITIONS,
     )
     return Snapshot(brokers, topics, partitions)
 

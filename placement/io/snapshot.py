@@ -55,9 +55,28 @@ PARTITIONS = pa.schema(
         pa.field("size_bytes", pa.int64()),
     ]
 )
-SCHEMAS = {"brokers": BROKERS, "topics": TOPICS, "partitions": PARTITIONS}
+# A reassignment in flight (describe's `Adding Replicas`/`Removing Replicas`): the brokers
+# being added and removed, among `replicas`; null when none runs. The snapshot's table has
+# them after PARTITIONS' columns, which are what Spark reads (PARTITIONS_DDL of
+# placement.score.run): no score needs them, so the files staged for Spark leave them out,
+# and a table where no move runs is written without them (its files go to Spark as they are).
+IN_FLIGHT = ("adding", "removing")
+SNAPSHOT_PARTITIONS = pa.schema(
+    [*PARTITIONS, *(pa.field(c, pa.list_(pa.int32())) for c in IN_FLIGHT)]
+)
+SCHEMAS = {"brokers": BROKERS, "topics": TOPICS, "partitions": SNAPSHOT_PARTITIONS}
 # columns a snapshot may omit; they are filled with nulls
-OPTIONAL = {"capacity_bytes", "placement", "min_isr", "observers", "isr", "leader", "size_bytes"}
+OPTIONAL = {
+    "capacity_bytes",
+    "placement",
+    "min_isr",
+    "observers",
+    "isr",
+    "leader",
+    "size_bytes",
+    "adding",
+    "removing",
+}
 # The partitions table's layout, for Spark's scan (issue 17). Spark cuts a table into
 # splits of max(4 MiB, bytes / cores) (at most 128 MiB) and gives each row group to the
 # split holding its middle byte: row groups of 65,536 rows (~1 MiB at ~16 bytes a row)
@@ -354,12 +373,36 @@ def _first_observers_misfit(table: pa.Table) -> int | None:
     return int(hits[0]) + 1 if hits.size else None
 
 
+def _first_emptied(table: pa.Table) -> int | None:
+    """The first row (from 1) whose `removing` list names every one of its replicas; only
+    the rows of a reassignment in flight (a few) are looked at one by one."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    removing = table.column("removing")
+    moving = np.flatnonzero(
+        pc.fill_null(pc.list_value_length(removing), 0).to_numpy(zero_copy_only=False)
+    )
+    if not moving.size:
+        return None
+    rows = pa.array(moving)
+    pairs = zip(
+        table.column("replicas").take(rows).to_pylist(),
+        removing.take(rows).to_pylist(),
+        strict=True,
+    )
+    for row, (replicas, gone) in zip(moving.tolist(), pairs, strict=True):
+        if not set(replicas) - set(gone):
+            return int(row) + 1
+    return None
+
+
 def _check_lists(table: pa.Table, fail: Callable[..., InputError]) -> None:
     """The replica, observer and ISR lists: no null or negative id, no empty replica list,
     observers at the end of the replicas."""
     import pyarrow.compute as pc
 
-    for column in ("replicas", "observers", "isr"):
+    for column in ("replicas", "observers", "isr", "adding", "removing"):
         if column not in table.column_names:
             continue
         col = table.column(column).combine_chunks()
@@ -376,6 +419,15 @@ def _check_lists(table: pa.Table, fail: Callable[..., InputError]) -> None:
             empty = pc.equal(pc.list_value_length(col), 0)
             if pc.any(empty).as_py():
                 raise fail("a partition has an empty replicas list", _first_row(empty))
+    if {"replicas", "removing"} <= set(table.column_names):
+        emptied = _first_emptied(table)
+        if emptied is not None:
+            raise fail(
+                "its removing list names every one of its replicas",
+                emptied,
+                "a reassignment keeps at least one replica: `removing` lists the brokers "
+                "leaving the partition, `replicas` the old and the new ones together",
+            )
     if {"replicas", "observers"} <= set(table.column_names):
         misfit = _first_observers_misfit(table)
         if misfit is not None:
@@ -469,7 +521,9 @@ def _longest(table: pa.Table) -> int:
 # return), so that no table checked under the old rules is passed on an old verdict.
 # 2: entries are keyed by the bytes staged for Spark; those of 1 were keyed by a hash of
 # the user's files taken apart from the check, and may vouch for bytes never checked.
-CHECKS_VERSION = 3
+# 4: the `adding` and `removing` lists are checked like the others, and `removing` may not
+# name every replica (the partition would be left with none).
+CHECKS_VERSION = 4
 CHECK_CACHE_ENV = "MRC_PLAN_CHECK_CACHE"  # "0": every partitions table is checked in full
 _UNUSED_CHECKED = 30 * 24 * 3600.0  # an entry not used for this long is removed
 _STALE_TEMPORARY = 24 * 3600.0  # a temporary entry older than this is from a killed run
@@ -535,7 +589,7 @@ def stage_partitions(root: str | Path, into: Path) -> StagedPartitions:
         facts = PartitionFacts(int(table.column("size_bytes").null_count), _longest(table))
         files = [ready / "part-00000.parquet"]
         with _spark_writer(files[0]) as writer:
-            writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+            writer.write_table(table.select(PARTITIONS.names), row_group_size=ROW_GROUP_ROWS)
         os.unlink(copy.path)
         rows = table.num_rows
     else:
@@ -630,7 +684,7 @@ def _stage_part(copy: Copied, target: Path, check: Callable[[pa.Table, int], Non
     other is written again from its conformed batches."""
     rows = 0
     shown = str(copy.source)
-    wanted = [f.name for f in PARTITIONS]
+    wanted = [f.name for f in SNAPSHOT_PARTITIONS]  # all checked; Spark's are staged
     with _unreadable(copy.source, "cannot read the partitions table"), open(copy.path, "rb") as fh:
         pf = pq.ParquetFile(fh)
         # the columns, even of a file without rows (whose batches conform never sees)
@@ -647,7 +701,8 @@ def _stage_part(copy: Copied, target: Path, check: Callable[[pa.Table, int], Non
                     if check is not None:
                         check(table, rows)
                     if writer is not None:
-                        writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+                        spark = table.select(PARTITIONS.names)
+                        writer.write_table(spark, row_group_size=ROW_GROUP_ROWS)
                     rows += table.num_rows
     if ready:
         os.rename(copy.path, target)
@@ -957,7 +1012,9 @@ def write_snapshot_files(
     parts = directory / "partitions"
     with _naming(parts):
         parts.mkdir()
-    write_partitions(parts, conform(snap.partitions, "partitions", "partitions"), row_group_rows)
+    table = conform(snap.partitions, "partitions", "partitions")
+    idle = [c for c in IN_FLIGHT if table.column(c).null_count == table.num_rows]
+    write_partitions(parts, table.drop_columns(idle), row_group_rows)
     marker = directory / SNAPSHOT_MARKER
     with _naming(marker), open(marker, "x", encoding="utf-8") as fh:  # as the tables: no link
         fh.write(_MARKER_TEXT)

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict, Field
 
-from placement.io.snapshot import Snapshot, list_arrays, snapshot_policies
+from placement.io.snapshot import IN_FLIGHT, Snapshot, list_arrays, snapshot_policies
 from placement.plan.balance import rack_minmax
 from placement.rules.partitions import (
     Violation,
@@ -44,6 +44,7 @@ class ClusterSummary:
     offline: int  # the IsrState counts, over the whole table
     under_min_isr: int
     under_replicated: int
+    reassigning: int = 0  # partitions with a reassignment in flight (adding/removing)
 
 
 def summarize(snap: Snapshot) -> ClusterSummary:
@@ -84,7 +85,21 @@ def summarize(snap: Snapshot) -> ClusterSummary:
         offline=int(state.offline.sum()),
         under_min_isr=int(state.under_min_isr.sum()),
         under_replicated=int(state.under_replicated.sum()),
+        reassigning=_reassigning(snap.partitions),
     )
+
+
+def _reassigning(partitions: pa.Table) -> int:
+    """Rows with a reassignment in flight: an `adding` or `removing` list not empty (a
+    table built without those columns has none)."""
+    moving = [
+        pc.greater(pc.fill_null(pc.list_value_length(partitions.column(c)), 0), 0)
+        for c in IN_FLIGHT
+        if c in partitions.column_names
+    ]
+    if not moving:
+        return 0
+    return int(pc.sum(pc.or_(*moving) if len(moving) > 1 else moving[0]).as_py() or 0)
 
 
 def _leader_range(leaders: np.ndarray, load: np.ndarray) -> tuple[int, int]:
@@ -141,6 +156,11 @@ class SnapshotReport(_Model):
         "(1 when the snapshot has none)"
     )
     under_replicated: int = Field(description="other partitions with a sync replica out of the ISR")
+    reassigning: int = Field(
+        default=0,
+        description="partitions with a reassignment in flight (a non-empty adding or "
+        "removing list): their replicas are the old and the new brokers together",
+    )
     racks: list[RackLoad]
     violations_listed: list[PartitionViolation] | None = Field(
         default=None,
@@ -169,6 +189,7 @@ class SnapshotReport(_Model):
             offline=s.offline,
             under_min_isr=s.under_min_isr,
             under_replicated=s.under_replicated,
+            reassigning=s.reassigning,
             racks=[
                 RackLoad(
                     rack=rack,
