@@ -24,6 +24,14 @@ def score(
         list[Path] | None,
         typer.Option(help="Reassignment JSON to score (repeatable); none: the snapshot alone."),
     ] = None,
+    topics: Annotated[
+        Path | None,
+        typer.Option(
+            help="Topics file (as for assign --topics) whose policies the plans set: each "
+            "plan's violations and rack failures are judged against them, not the "
+            "snapshot's; the snapshot as it stands keeps its own."
+        ),
+    ] = None,
     master: Annotated[
         str | None,
         typer.Option(
@@ -64,7 +72,8 @@ def score(
 
     score = 100 - 50 x violations_after / partitions - 20 x replicas_added / replicas
     - 20 x min(1, stddev / mean of replicas per broker) - 10 x (offline + under_min_isr
-    over every rack failure) / (partitions x racks). Higher is better.
+    over every rack failure) / (partitions x racks). Higher is better; plans leaving
+    fewer violations always rank first.
     """
     from rich.console import Console
 
@@ -75,7 +84,13 @@ def score(
     from .outputs import report as report_outputs
     from .render import cell
 
-    outputs = Outputs.of([("--snapshot", snapshot), *(("--plan", p) for p in plan or [])])
+    inputs = [("--snapshot", snapshot), *(("--plan", p) for p in plan or [])]
+    outputs = Outputs.of([*inputs, *([("--topics", topics)] if topics is not None else [])])
+    planned = None
+    if topics is not None:
+        from placement.plan.topics import read_topics
+
+        planned = {t.name: (t.policy, t.min_isr) for t in read_topics(topics)}
     report_out = outputs.add("--out", out) if out is not None else None
     page = outputs.add("--report", html) if html is not None else None
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -86,6 +101,7 @@ def score(
             master=master,
             default_min_isr=default_min_isr,
             progress=lambda stage: status.update(cell(stage)),
+            planned=planned,
         )
         text = report_json(report)
         if report_out is not None:

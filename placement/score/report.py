@@ -137,3 +137,10 @@ def score(
         - 10 * lost / max(1, partitions * max(1, len(rack_failure)))
     )
     return round(value, 3)
+
+
+def ranked(plans: Sequence[PlanScore]) -> list[PlanScore]:
+    """Best plan first: fewest violations left after it, then the highest score, then by
+    name. A plan leaving more partitions breaking their policy never ranks above one
+    leaving fewer, however much less it moves (docs/definitions.md, score)."""
+    return sorted(plans, key=lambda p: (p.violations_after, -p.score, p.plan))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -48,6 +48,7 @@ from placement.score.report import (
     SnapshotInfo,
     StateMetrics,
     Stats,
+    ranked,
     score,
 )
 
@@ -361,6 +362,8 @@ class Stage:
     ctx: Context
     partitions: DataFrame
     unsized: int  # partitions without a size
+    # the `Context` with the policies the plans set (`staged`'s ``planned``); None: none
+    planned: Context | None = None
 
 
 @dataclass(frozen=True)
@@ -402,13 +405,15 @@ def staged(
     progress: Callable[[str], None],
     area: Path,
     check: Callable[[Inputs], None] = lambda _: None,
+    planned: Mapping[str, tuple[PlacementPolicy, int | None]] | None = None,
 ) -> tuple[Inputs, Stage]:
     """Start Spark in the background, read and check every input meanwhile (the snapshot's
     tables, its policies and partitions, each plan; then ``check``), and once all of them
     pass, set the stage on the session. The partitions are staged in ``area`` (a private
     directory the caller removes when the command ends: `staging_area`), checked there,
     and Spark reads only those copies. Nothing reaches Spark that Kafka would refuse; an
-    input that fails ends the JVM this started."""
+    input that fails ends the JVM this started. ``planned``: per topic, the policy and
+    min.insync.replicas (None: the snapshot's) the plans set, for `Stage.planned`."""
     from placement.score.session import resolve_master
     from placement.score.starting import Starting
 
@@ -434,8 +439,27 @@ def staged(
     give_back_memory()  # what the checks of millions of partitions held
     longest = max([table.facts.longest, *map(_longest_list, inputs.plans)])
     ctx = prepare(spark, brokers, parsed, default_min_isr, longest=longest)
+    after = None
+    if planned:
+        changed = with_planned(parsed, planned)
+        after = prepare(spark, brokers, changed, default_min_isr, longest=longest)
     parts = read_partitions(spark, table)
-    return inputs, Stage(spark, ctx, parts, table.facts.unsized)
+    return inputs, Stage(spark, ctx, parts, table.facts.unsized, after)
+
+
+def with_planned(
+    parsed: Parsed, planned: Mapping[str, tuple[PlacementPolicy, int | None]]
+) -> Parsed:
+    """``parsed`` with each topic ``planned`` names under the policy (and min ISR, when
+    set) the plans give it; topics the snapshot lacks have no partition to score."""
+    out: Parsed = []
+    for topic, policy, min_isr in parsed:
+        if topic in planned:
+            new, new_min = planned[topic]
+            out.append((topic, new, new_min if new_min is not None else min_isr))
+        else:
+            out.append((topic, policy, min_isr))
+    return out
 
 
 def run_score(
@@ -445,9 +469,12 @@ def run_score(
     master: str | None = None,
     default_min_isr: int = 1,
     progress: Callable[[str], None] = lambda _: None,
+    planned: Mapping[str, tuple[PlacementPolicy, int | None]] | None = None,
 ) -> ScoreReport:
     """Score the snapshot as it stands and after each plan; one SparkSession for all, one
-    scan of the partitions for all."""
+    scan of the partitions for all. ``planned``: the policies (and min ISRs) the plans
+    set, per topic (a topics file's): each plan's violations before and after, and its
+    rack failures, are judged against them; the snapshot as it stands against its own."""
     with staging_area() as area:  # Spark reads it until the report is made
         inputs, stage = staged(
             snapshot,
@@ -457,6 +484,7 @@ def run_score(
             app="mrc-plan score",
             progress=progress,
             area=area,
+            planned=planned,
         )
         r, brokers, topics = inputs.root, inputs.brokers, inputs.topics
         ctx, parts = stage.ctx, stage.partitions
@@ -469,13 +497,21 @@ def run_score(
         progress(
             f"scoring the snapshot and {len(plans)} plan(s)" if plans else "scoring the snapshot"
         )
-        base, *deltas = all_totals(parts, ctx, frames)
+        # the plans against the policies they set (before and after), the snapshot as it
+        # stands against its own
+        judged = stage.planned or ctx
+        if stage.planned is not None and plans:
+            (base,) = all_totals(parts, ctx, [])
+            plan_base, *deltas = all_totals(parts, judged, frames)
+        else:
+            base, *deltas = all_totals(parts, ctx, frames)
+            plan_base = base
         scored = []
         for plan, length, delta in zip(plans, lengths, deltas, strict=True):
             if delta.sums["in_snapshot"] != length:  # read again, to name the entries at fault
                 refuse_missing(stage.spark, parts, read_plan_file(plan), r, topics)
-            scored.append(plan_score(str(plan), base, delta, ctx))
-        scored.sort(key=lambda p: (-p.score, p.plan))
+            scored.append(plan_score(str(plan), plan_base, delta, judged))
+        scored = ranked(scored)
         return ScoreReport(
             snapshot=SnapshotInfo(
                 brokers=brokers.num_rows,

@@ -115,3 +115,58 @@ def test_score_and_the_reference_count_the_same_cross_rack_bytes(
     write_snapshot(parquet, read_snapshot(snap))
     (want,) = score_ref.score(parquet, [path], 1)["plans"]
     assert want["cross_rack_bytes"] == CROSSING
+
+
+# a policy the plans set: one replica per rack
+ONE_PER_RACK = {
+    "version": 2,
+    "replicas": [{"count": 1, "constraints": {"rack": r}} for r in ("a", "b", "c")],
+}
+FIX = [
+    Pa("pay", p, reps)
+    for p, reps in enumerate([(1, 3, 5), (3, 5, 1), (1, 3, 6), (3, 6, 1), (2, 4, 6)])
+]
+
+
+def test_a_plan_leaving_more_violations_never_ranks_above_one_leaving_fewer() -> None:
+    from placement.score.report import PlanScore, ranked
+
+    def scored(name: str, violations: int, value: float) -> PlanScore:
+        return PlanScore.model_construct(plan=name, violations_after=violations, score=value)
+
+    # moving nothing scores high; repairing a violation costs moves and balance
+    still = scored("nothing.json", 1, 95.0)
+    repair = scored("repair.json", 0, 80.0)
+    cheaper = scored("cheaper.json", 0, 85.0)
+    assert [p.plan for p in ranked([still, repair, cheaper])] == [
+        "cheaper.json",
+        "repair.json",
+        "nothing.json",
+    ]
+
+
+@pytest.mark.spark
+def test_score_judges_plans_against_the_policies_they_set(
+    spark: Any, cli: Any, tmp_path: Path
+) -> None:
+    snap, story = write_cluster(tmp_path)
+    fix = tmp_path / "fix.json"
+    fix.write_text(render_reassignment(FIX))
+    topics = tmp_path / "topics.json"
+    topics.write_text(json.dumps({"topics": [{"name": "pay", "placement": ONE_PER_RACK}]}))
+    args = ["score", "--snapshot", snap, "--plan", story, "--plan", fix, "--master", "local[2]"]
+    r = cli([*args, "--topics", topics, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    by_name = {Path(p["plan"]).name: p for p in doc["plans"]}
+    # against one replica per rack: every partition breaks it now (two replicas each)
+    assert by_name["fix.json"]["violations_before"] == 5
+    assert by_name["fix.json"]["violations_after"] == 0
+    assert by_name["plan.json"]["violations_after"] == 5  # a,b,b / b,c,b / a,a,c / ...
+    assert [Path(p["plan"]).name for p in doc["plans"]] == ["fix.json", "plan.json"]
+    # the snapshot as it stands keeps its own policies: pay has none
+    assert doc["baseline"]["violations"] == 0
+    # without the topics file, the cluster's policies (none) judge the plans
+    r = cli([*args, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert all(p["violations_after"] == 0 for p in json.loads(r.stdout)["plans"])
