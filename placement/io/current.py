@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from placement.io.columns import Columns
 from placement.io.describe import SNIFF_BYTES, looks_like_describe, read_describe
@@ -38,12 +38,31 @@ class CurrentState:
     isr: list[Isr] | None = None
     leaders: list[int | None] | None = None
     columns: Columns | None = None  # `assignments` as arrays, when the reader made them
+    # partitions whose reassignment is in flight (describe output's `Adding Replicas`/
+    # `Removing Replicas`, a snapshot's `adding`/`removing`): their assignment above is the
+    # move's target, and no plan may start another move of them
+    in_flight: frozenset[Key] = frozenset()
 
 
 def _shared(isr: tuple[int, ...], a: PartitionAssignment) -> tuple[int, ...]:
     """``isr``, as the replicas' own tuple when equal (the common case: no copy per
     partition of a large cluster)."""
     return a.replicas if isr == a.replicas else isr
+
+
+def target(a: PartitionAssignment, removing: tuple[int, ...]) -> PartitionAssignment:
+    """The layout a reassignment in flight leads to: while it runs Kafka lists the target
+    replicas first and the replicas being removed after them (the union), so the target
+    is the replicas less those being removed, in the same order."""
+    if not removing:
+        return a
+    gone = set(removing)
+    return PartitionAssignment(
+        a.topic,
+        a.partition,
+        tuple(b for b in a.replicas if b not in gone),
+        tuple(b for b in a.observers if b not in gone),
+    )
 
 
 def read_current(path: str | Path) -> CurrentState:
@@ -73,8 +92,15 @@ def read_current(path: str | Path) -> CurrentState:
         for i in column.is_null().to_numpy(zero_copy_only=False).nonzero()[0].tolist():
             isr[i] = None  # not recorded
         leaders = snap.partitions.column("leader").to_pylist()
+        moving = _snapshot_in_flight(snap.partitions, assignments)
         return CurrentState(
-            assignments, snapshot_policies(p, snap.topics), sizes, min_isr, isr, leaders
+            assignments,
+            snapshot_policies(p, snap.topics),
+            sizes,
+            min_isr,
+            isr,
+            leaders,
+            in_flight=moving,
         )
     if p.is_file():
         with p.open("rb") as fh:
@@ -84,18 +110,41 @@ def read_current(path: str | Path) -> CurrentState:
     if looks_like_describe(head):
         from placement.io.snapshot import cluster_policy
 
-        described = read_describe(p)
+        described = read_describe(p, in_flight=True)
         policies = {}
         for name, topic in described.topics.items():
             if topic.placement is not None and topic.placement.value.strip():
                 policies[name] = cluster_policy(str(p), name, topic.placement.value)
         min_isr = {n: t.min_isr for n, t in described.topics.items() if t.min_isr is not None}
-        parts = [d.assignment() for d in described.partitions]
+        parts = [target(d.assignment(), d.removing) for d in described.partitions]
         isr = [
             _shared(tuple(b for b in d.isr if b not in d.offline), a)
             for d, a in zip(described.partitions, parts, strict=True)
         ]
         leaders = [d.leader for d in described.partitions]
-        return CurrentState(parts, policies, {}, min_isr, isr, leaders)
+        moving = frozenset((d.topic, d.partition) for d in described.reassigning)
+        return CurrentState(parts, policies, {}, min_isr, isr, leaders, in_flight=moving)
     entries, columns = read_plan_entries(p, "the current assignment")
     return CurrentState(entries, columns=columns)
+
+
+def _snapshot_in_flight(partitions: Any, assignments: list[PartitionAssignment]) -> frozenset[Key]:
+    """The keys of the snapshot rows with a reassignment in flight (an `adding` or a
+    `removing` list that is not empty); their entries of ``assignments`` become the move's
+    target, in place. Only those rows (a few) are looked at one by one."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def lengths(name: str) -> Any:
+        return pc.fill_null(pc.list_value_length(partitions.column(name)), 0).to_numpy(
+            zero_copy_only=False
+        )
+
+    rows = np.flatnonzero(lengths("adding") + lengths("removing"))
+    if not rows.size:
+        return frozenset()
+    removing = partitions.column("removing").take(pa.array(rows)).to_pylist()
+    for row, gone in zip(rows.tolist(), removing, strict=True):
+        assignments[row] = target(assignments[row], tuple(gone or ()))
+    return frozenset(assignments[row].key for row in rows.tolist())

@@ -475,9 +475,11 @@ def _check_replication_factors(out: Describe, path: str) -> None:
 
 def read_describe(path: str | Path, *, in_flight: bool = False) -> Describe:
     """Read describe output from ``path``. Unless ``in_flight``, output showing a
-    reassignment in progress is refused: its Replicas are no layout to plan from or to
-    keep (`assign`/`simulate --current`, `snapshot from-describe`); `validate` reads it
-    and reports it (MRC905)."""
+    reassignment in progress is refused: its Replicas list the old and the new brokers
+    together. The callers that know what to do with such partitions pass ``in_flight``:
+    `assign`/`simulate --current` (placement.io.current: they start from the move's
+    target and leave the partition alone), `snapshot from-describe` (it keeps the adding
+    and removing brokers); `validate` reports them (MRC905)."""
     out = parse_describe(read_text(path, "the describe output", DESCRIBE_BYTES), str(path))
     moving = out.reassigning
     if moving and not in_flight:

@@ -79,6 +79,7 @@ class AssignOutcome:
     scope: Literal["everything", "asked"] = "everything"
     only_topics: str | None = None
     offline_kept: int = 0  # offline partitions the plan may not move
+    in_flight_kept: int = 0  # partitions being reassigned (not offline): not moved either
 
     @property
     def left_on_drained(self) -> int:
@@ -140,6 +141,7 @@ class AssignOutcome:
             topics=self.topics,
             left_alone=self.left_alone,
             offline_kept=self.offline_kept,
+            in_flight_kept=self.in_flight_kept,
             missing_topics=self.missing_topics,
             brokers_from=self.brokers_from,
             cluster_policies_known=self.cluster_policies_known,
@@ -238,7 +240,11 @@ def assign(
     rack_of = inv.rack_of
     held = set(chain.from_iterable(map(REPLICAS, assignments)))
     dead = {b for b in held if rack_of.get(b) is None}
-    frozen = frozenset(offline_keys(current)) if current is not None else frozenset()
+    # offline partitions (no leader to copy from) and those with a reassignment in flight
+    # (a second move on top would replace it halfway) are left as they are
+    offline = frozenset(offline_keys(current)) if current is not None else frozenset()
+    in_flight = (current.in_flight - offline) if current is not None else frozenset()
+    frozen = offline | in_flight
     changes = _changes(topics, current) if policies_known else []
     # the topics --topics asks to change: those whose policy differs from the cluster's
     # (or that are new) when the cluster's policies are known, else every one it names;
@@ -332,7 +338,8 @@ def assign(
         rules=_rule_counts(kinds, present | set(fresh)),
         scope="everything" if scope.everything else "asked",
         only_topics=ask.only_topics.pattern if ask.only_topics is not None else None,
-        offline_kept=len(frozen),
+        offline_kept=len(offline),
+        in_flight_kept=len(in_flight),
     )
 
 

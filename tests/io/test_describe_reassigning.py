@@ -167,8 +167,8 @@ def test_real_describe_outputs(path: Path) -> None:
 
 
 def test_a_reassignment_in_progress_is_no_layout_to_plan_from(tmp_path: Path) -> None:
-    """`assign`/`simulate --current` and `snapshot from-describe` read the file with
-    `read_describe`: they refuse to start from a move in flight, and say so."""
+    """`read_describe` refuses a move in flight unless its caller says it knows what to
+    do with one (`in_flight`), and says so."""
     path = tmp_path / "moving.txt"
     path.write_text(MOVING)
     with pytest.raises(InputError) as e:
