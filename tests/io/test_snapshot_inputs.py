@@ -147,7 +147,7 @@ def test_broker_id_at_the_int32_limit_is_summarized_without_a_huge_array(tmp_pat
     assert summary.replicas == 5
     assert summary.violations == 1
     assert summary.replicas_per_broker == {"(no rack)": (0, 0), "a": (2, 2), "b": (2, 2)}
-    assert summary.leaders_per_broker == (0, 2)
+    assert summary.leaders_per_broker == (1, 2)  # broker 7 holds no replica: not counted
 
 
 def test_snapshot_directory_whose_name_is_not_utf8(
