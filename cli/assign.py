@@ -792,6 +792,11 @@ def _topic_lines(console: Any, outcome: Any) -> None:
         console.print(
             f"offline partitions not moved: {outcome.offline_kept} (no leader to copy from)"
         )
+    if outcome.in_flight_kept:
+        console.print(
+            f"partitions not moved: {outcome.in_flight_kept} "
+            "(a reassignment is in progress; plan again once it completes)"
+        )
 
 
 def _notes(console: Any, outcome: Any) -> None:

@@ -78,3 +78,12 @@ def test_assign_reads_describe_output_and_snapshots_in_flight(cli: Cli, tmp_path
         doc = _json(cli([*args, "--out", out, "--format", "json"]))
         assert doc["in_flight_kept"] == 2
         assert {(a.topic, a.partition) for a in read_reassignment(out)} == {("ledger", 0)}
+
+
+def test_the_text_summary_says_what_is_in_flight(cli: Cli, tmp_path: Path) -> None:
+    describe, inventory = write_inputs(tmp_path)
+    out = tmp_path / "plan.json"
+    args = ["assign", "--inventory", inventory, "--current", describe, "--drain", "1"]
+    r = cli([*args, "--out", out, "--format", "text"])
+    assert r.exit_code == 0, r.output
+    assert "partitions not moved: 2 (a reassignment is in progress" in r.stdout + r.stderr
