@@ -68,7 +68,9 @@ def score(
 
     Per plan: partitions changed, replicas added/removed, bytes to move, cross-rack bytes,
     policy violations before/after, replicas/leaders/bytes per broker (min, max, mean,
-    stddev), and per rack what its failure would leave offline, under min ISR or promoted.
+    stddev), and per rack what its failure would leave offline, under min ISR or promoted,
+    with every sync replica in sync (plans are ranked, not the cluster's momentary lag:
+    `simulate` takes the recorded ISR).
 
     score = 100 - 50 x violations_after / partitions - 20 x replicas_added / replicas
     - 20 x min(1, stddev / mean of replicas per broker) - 10 x (offline + under_min_isr
@@ -204,6 +206,10 @@ def render(report: Any, bars: int = 20) -> None:
             label,
             _stats(getattr(base.balance, metric), unit, suffix),
             [_stats(getattr(p.balance, metric), unit, suffix) for p in plans],
+        )
+    if base.rack_failure:  # not the recorded ISR: the same words never mean two figures
+        table.caption = (
+            "rack down: with every sync replica in sync (simulate takes the recorded ISR)"
         )
     for rack in sorted(base.rack_failure):
         b = base.rack_failure[rack]

@@ -106,7 +106,11 @@ def render_score(report: ScoreReport, *, source: str = "") -> str:
     )
     page.section("Plans, best first", *_plans(report, names), name="plans")
     page.section("Load per rack", *_racks(report, names), name="racks")
-    page.section("Rack failures", *_failures(report, names), name="failures")
+    page.section(
+        "Rack failures, with every sync replica in sync",
+        *_failures(report, names),
+        name="failures",
+    )
     page.section("Every broker", *_brokers(report, names), name="brokers")
     return page.render()
 
@@ -334,12 +338,14 @@ def _failures(report: ScoreReport, names: list[str]) -> list[str]:
     drawn = states[: CHART_PLANS + 1]
     return [
         paragraph(
-            "Each rack taken down in turn, as the snapshot stands and after each plan: the "
-            "partitions left offline, under min ISR, or served by promoted observers."
+            "Each rack taken down in turn, as the snapshot stands and after each plan, with "
+            "every sync replica in sync (plans are ranked, not the cluster's momentary lag; "
+            "simulate takes the ISR the cluster recorded): the partitions left offline, "
+            "under min ISR, or served by promoted observers."
         ),
         chart(
             "failures",
-            "per rack down: partitions offline, under min ISR and promoted",
+            "per rack down, with every sync replica in sync: offline, under min ISR, promoted",
             (min(14.0, max(7.0, 0.6 * len(racks) * len(drawn))), 3.0),
             lambda f: _draw_failures(f, report, racks, len(drawn)),
         ),

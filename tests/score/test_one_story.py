@@ -170,3 +170,22 @@ def test_score_judges_plans_against_the_policies_they_set(
     r = cli([*args, "--format", "json"])
     assert r.exit_code == 0, r.output
     assert all(p["violations_after"] == 0 for p in json.loads(r.stdout)["plans"])
+
+
+def test_score_says_its_rack_failures_assume_every_sync_replica_in_sync(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # score's rack failures count the sync replicas as the ISR (it ranks plans), simulate
+    # takes the recorded ISR: the label says which figure it is
+    from mrc_plan_cli.score import render
+    from placement.html.score import render_score
+    from placement.score.report import ScoreReport
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "html" / "score-report.json"
+    report = ScoreReport.model_validate_json(fixture.read_text())
+    assert report.baseline.rack_failure
+    render(report, bars=0)
+    out = capsys.readouterr().out
+    assert "rack down: with every sync replica in sync" in " ".join(out.split())
+    page = render_score(report, source="fixture")
+    assert "Rack failures, with every sync replica in sync" in page
