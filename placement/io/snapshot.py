@@ -243,17 +243,22 @@ def _unreadable(f: Path, message: str) -> Iterator[None]:
 
 def _read_file(f: Path, name: str, shown: Path | None = None) -> pa.Table:
     """One file of table ``name``, conformed to the schema; errors name ``shown`` (the
-    user's file, when ``f`` is a staged copy of it), else ``f``. Opened here and handed to
-    pyarrow as a file object: pyarrow cannot open a path that is not UTF-8. A JSON Lines
-    file must hold one whole record on each line that is not blank (`one_record_a_line`)."""
+    user's file, when ``f`` is a staged copy of it), else ``f``. Read here and handed to
+    pyarrow as bytes in memory: pyarrow cannot open a path that is not UTF-8, and a Python
+    file object it reads on its thread pools leaves those threads calling back into Python
+    (for the GIL) after the read, up to the interpreter's exit, where such a thread aborts
+    the process (`terminate called without an active exception`, exit 134, after complete
+    output). A JSON Lines file must hold one whole record on each line that is not blank
+    (`one_record_a_line`)."""
     source = shown if shown is not None else f
-    with _unreadable(source, f"cannot read the {name} table"), open(f, "rb") as fh:
-        if f.suffix == ".jsonl":
+    with _unreadable(source, f"cannot read the {name} table"):
+        with open(f, "rb") as fh:
             data = fh.read()
+        if f.suffix == ".jsonl":
             table = pajson.read_json(pa.BufferReader(data))
             one_record_a_line(data, table.num_rows, str(source), name)
         else:
-            table = pq.read_table(fh)
+            table = pq.read_table(pa.BufferReader(data))
     return conform(table, name, str(source))
 
 
