@@ -522,6 +522,7 @@ def _write_batches(
         batch_size=batch_size,
         max_moves_per_broker=max_moves_per_broker,
         batch_bytes=batch_bytes,
+        current_leaders=outcome.senders,
     )
     dir_out.files(render_files(batches, rate))
     doc = summary(batches, rate)

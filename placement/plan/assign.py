@@ -21,7 +21,7 @@ from placement.model.assignment import Key, PartitionAssignment
 from placement.model.planview import PlanView
 from placement.model.policy import PlacementPolicy
 from placement.model.scope import Scope
-from placement.plan.balance import Goal, RackBalance, balance_goals, movement, rack_flows
+from placement.plan.balance import Goal, RackBalance, balance_goals, movement
 from placement.plan.checker import PlanContext, verify_plan
 from placement.plan.degraded import Degraded, degraded_report, offline_keys
 from placement.plan.inputs import DefaultPolicies
@@ -35,6 +35,7 @@ from placement.plan.summary import (
     RackFigures,
     RackFlow,
     TopicFigures,
+    rack_to_rack,
 )
 from placement.plan.topics import TopicSpec
 from placement.solver.capacity import check_capacity, disk_caps
@@ -76,6 +77,9 @@ class AssignOutcome:
     topics: list[TopicFigures] = field(default_factory=list)  # per topic changed
     left_alone: list[LeftAlone] = field(default_factory=list)  # outside the scope, broken
     rules: dict[str, int] = field(default_factory=dict)  # topics per rule kind
+    # the recorded leader before the plan of each partition it changes (the sending broker
+    # of its new replicas, docs/definitions.md); None: the input records no leaders
+    senders: dict[Key, int | None] | None = None
     scope: Literal["everything", "asked"] = "everything"
     only_topics: str | None = None
     offline_kept: int = 0  # offline partitions the plan may not move
@@ -305,6 +309,7 @@ def assign(
     election = [
         a.key for a in plan if a.key in before and before[a.key].replicas[0] != a.replicas[0]
     ]
+    senders = _recorded_leaders(current, {a.key for a in plan})
     return AssignOutcome(
         plan=plan,
         rollback=[before[a.key] for a in plan if a.key in before],
@@ -328,7 +333,8 @@ def assign(
         cluster_policies_known=policies_known and current is not None,
         policy_changes=changes,
         brokers=figures.brokers,
-        flows=rack_flows(inv, plan, before, sizes),
+        flows=rack_to_rack(inv.rack_of, plan, before, sizes, senders),
+        senders=senders,
         degraded=degraded_report(current) if current is not None else None,
         topics=topic_figures(plan, before, sizes, kinds),
         left_alone=[
@@ -389,3 +395,17 @@ def topic_figures(
     ]
     out.sort(key=lambda f: (-(f.bytes_to_move or 0), -f.replicas_added, f.topic))
     return out
+
+
+def _recorded_leaders(
+    current: CurrentState | None, changed: set[Key]
+) -> dict[Key, int | None] | None:
+    """The leader ``current`` recorded for each partition in ``changed``; None when it
+    records no leaders (reassignment JSON: the first replica then sends)."""
+    if current is None or current.leaders is None:
+        return None
+    return {
+        a.key: leader
+        for a, leader in zip(current.assignments, current.leaders, strict=True)
+        if a.key in changed
+    }

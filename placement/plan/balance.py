@@ -18,7 +18,7 @@ from placement.io.columns import KEY, REPLICAS, TOPIC, Columns
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.inventory import Inventory
 from placement.model.policy import PlacementPolicy
-from placement.plan.summary import BrokerFigures, RackFlow
+from placement.plan.summary import BrokerFigures
 from placement.solver.capacity import bytes_held
 from placement.solver.columns import positions
 from placement.solver.core import per_topic
@@ -76,42 +76,6 @@ def movement(
             size = sizes.get(a.key)
             moved = None if size is None else moved + size * len(new - old)
     return added, removed, moved
-
-
-def rack_flows(
-    inventory: Inventory,
-    plan: Sequence[PartitionAssignment],
-    before: Mapping[Key, PartitionAssignment],
-    sizes: Mapping[Key, int],
-) -> list[RackFlow]:
-    """Replicas added and their bytes from rack to rack: each new replica of an existing
-    partition fetches from the partition's current preferred leader (as the batches'
-    sender does), so its data goes from that broker's rack to the new broker's."""
-    rack_of = inventory.rack_of
-    replicas: Counter[tuple[str | None, str | None]] = Counter()
-    moved: dict[tuple[str | None, str | None], int | None] = {}
-    for a in plan:
-        old = before.get(a.key)
-        if old is None:  # created by the plan: no data to copy
-            continue
-        source = rack_of.get(old.leader) if old.leader is not None else None
-        size = sizes.get(a.key)
-        for b in set(a.replicas) - set(old.replicas):
-            pair = (source, rack_of.get(b))
-            replicas[pair] += 1
-            held = moved.get(pair, 0)
-            moved[pair] = None if held is None or size is None else held + size
-    return [
-        RackFlow(from_rack=f, to_rack=t, replicas=n, bytes=moved[(f, t)])
-        for (f, t), n in sorted(
-            replicas.items(), key=lambda p: (_rack_key(p[0][0]), _rack_key(p[0][1]))
-        )
-    ]
-
-
-def _rack_key(rack: str | None) -> tuple[bool, str]:
-    """Racks by name, none last."""
-    return (rack is None, rack or "")
 
 
 def rack_minmax(
