@@ -61,6 +61,7 @@ COLUMNS = {
     "replicas": "INTEGER[]",
     "observers": "INTEGER[]",
     "size_bytes": "BIGINT",
+    "leader": "INTEGER",  # the recorded leader: the sending broker of a move
 }
 
 
@@ -332,7 +333,7 @@ class Scorer:
         self.sql(
             """
             CREATE TABLE moved AS
-            SELECT p.topic, p.size_bytes,
+            SELECT p.topic, p.size_bytes, coalesce(p.leader, p.replicas[1]) AS sender,
                 p.replicas AS old, coalesce(p.observers, []) AS old_obs,
                 e.replicas AS new, e.observers AS new_obs
             FROM parts p JOIN entries e ON p.topic = e.topic AND p."partition" = e."partition"
@@ -357,8 +358,7 @@ class Scorer:
             WITH m AS (
                 SELECT *,
                     list_filter(list_distinct(new), b -> NOT list_contains(old, b)) AS added,
-                    list_filter(list_distinct(old), b -> NOT list_contains(new, b)) AS removed,
-                    list_transform(old, b -> {code("b")}) AS old_racks
+                    list_filter(list_distinct(old), b -> NOT list_contains(new, b)) AS removed
                 FROM moved
             )
             SELECT
@@ -367,13 +367,10 @@ class Scorer:
                 sum(len(added)) AS replicas_added,
                 sum(len(removed)) AS replicas_removed,
                 sum(coalesce(size_bytes, 0) * len(added)) AS bytes_to_move,
-                -- added replicas in a rack none of the old replicas is in; none when an old
-                -- replica's rack is unknown (it may be that rack)
-                sum(coalesce(size_bytes, 0) * CASE
-                    WHEN len(list_filter(old_racks, c -> c IS NULL)) > 0 THEN 0
-                    ELSE len(list_filter(added, b -> {code("b")} IS NOT NULL
-                        AND NOT list_contains(old_racks, {code("b")})))
-                END) AS cross_rack_bytes,
+                -- added replicas whose rack is not their sending broker's (the recorded
+                -- leader, else the first replica); two unknown racks are one
+                sum(coalesce(size_bytes, 0) * len(list_filter(added,
+                    b -> {code("b")} IS DISTINCT FROM {code("sender")}))) AS cross_rack_bytes,
                 sum((size_bytes IS NULL AND len(added) > 0)::INT) AS bytes_unknown_partitions
             FROM m
         """
