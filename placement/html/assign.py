@@ -172,6 +172,11 @@ def _notes(summary: AssignSummary) -> str:
         )
     if s.offline_kept:
         lines.append(f"{s.offline_kept:,} offline partition(s) (no leader) are never moved.")
+    if s.in_flight_kept:
+        lines.append(
+            f"{s.in_flight_kept:,} partition(s) being reassigned are left alone until the "
+            "reassignment completes."
+        )
     if s.missing_topics:
         lines.append(
             f"{len(s.missing_topics):,} topic(s) in --topics are not in the cluster (create "
