@@ -2,11 +2,12 @@
 
     .venv/bin/python bench/run.py              # the default set (what `make bench` does)
     .venv/bin/python bench/run.py validate     # only bench/bench_validate.py
-    .venv/bin/python bench/run.py --list       # every benchmark; * = in the default set
+    .venv/bin/python bench/run.py --list       # every benchmark; * = in the default set,
+                                               # (heavy) = minutes: run it by name
 
 A benchmark is a module `bench/bench_<name>.py` exposing `run() -> list[dict]` (see
 harness.py for the dict). Any such module runs by name; list it in BENCHMARKS to make it
-part of `make bench` (leave heavy ones out and run them by name).
+part of `make bench` (leave heavy ones out, list them in HEAVY, and run them by name).
 Exit status: 0 when every goal is met, 1 when a goal is missed or a benchmark fails.
 These are scripts, not tests: timings on a shared machine vary from run to run.
 """
@@ -32,6 +33,8 @@ BENCHMARKS = [
     "validate", "synth", "assign", "rebalance", "quality", "score", "simulate", "logdirs", "report",
     "engines", "spark_start", "layout",
 ]  # fmt: skip
+# heavy (minutes), not in the default set: run by name
+HEAVY = ["exit"]
 
 OUT = ROOT / "bench" / "out" / "results.json"
 
@@ -120,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     known = available()
     if args.list:
-        print("\n".join(f"{n}{' *' if n in BENCHMARKS else ''}" for n in known))
+        marks = {**{n: " (heavy)" for n in HEAVY}, **{n: " *" for n in BENCHMARKS}}
+        print("\n".join(f"{n}{marks.get(n, '')}" for n in known))
         return 0
     unknown = [n for n in args.names if n.removeprefix("bench_") not in known]
     if unknown:
