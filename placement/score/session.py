@@ -168,6 +168,7 @@ _DUMPS: dict[int, tuple[Path, Path]] = {}  # JVM pid -> (the archive it writes, 
 _ARCHIVE_WAIT = 120.0  # seconds an exiting JVM may take to write its archive
 _STALE_PART = 24 * 3600.0  # a part older than this is left from a run that was killed
 _UNUSED_ARCHIVE = 30 * 24 * 3600.0  # another archive not used for this long is removed
+_OTHER_ARCHIVES = 2  # archives of other installations kept besides this one's
 _PENDING: list[tuple[Path, Path]] = []  # chosen by build_session, claimed by _launch_jvm
 
 
@@ -237,14 +238,22 @@ def _class_archive_options() -> str:
     if path is None:
         return ""
     now = time.time()
-    # each installation of Spark or Java had its own (150-180 MB): forget those unused
+    # each installation of Spark or Java had its own (150-180 MB): forget those unused for
+    # a month, and keep at most `_OTHER_ARCHIVES` of the others (the most recently used)
+    kept: list[tuple[float, Path]] = []
     for other in path.parent.glob("spark-classes-*.jsa*"):
         if other == path:
             continue
         with contextlib.suppress(OSError):
-            age = now - other.lstat().st_mtime
-            if age > (_STALE_PART if other.name.endswith(".part") else _UNUSED_ARCHIVE):
+            used = other.lstat().st_mtime
+            partial = other.name.endswith(".part")
+            if now - used > (_STALE_PART if partial else _UNUSED_ARCHIVE):
                 other.unlink()
+            elif not partial:
+                kept.append((used, other))
+    for _, other in sorted(kept, reverse=True)[_OTHER_ARCHIVES:]:
+        with contextlib.suppress(OSError):
+            other.unlink()
     if _usable(path):
         with contextlib.suppress(OSError):
             os.utime(path)  # in use

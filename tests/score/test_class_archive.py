@@ -206,3 +206,21 @@ def test_only_executors_on_the_loopback_interface_are_given_the_archive(
     executor = seen["spark.executor.extraJavaOptions"]
     assert executor.startswith(session.JVM_OPTIONS)
     assert (f"-XX:SharedArchiveFile={path}" in executor) is mapped
+
+
+def test_at_most_two_other_installations_keep_their_archive(cache: Path) -> None:
+    """Each installation of Spark or Java (each virtualenv) writes an archive of 150-180 MB;
+    besides the one in use, only the two used most recently stay."""
+    path = session._archive_path()
+    assert path is not None
+    others = [cache / f"spark-classes-{i:016d}.jsa" for i in range(5)]
+    for age, p in enumerate(others):  # others[0] used last
+        p.write_bytes(b"archive")
+        p.chmod(0o400)
+        when = p.stat().st_mtime - 3600 * (age + 1)
+        os.utime(p, (when, when))
+    path.write_bytes(b"archive")
+    path.chmod(0o400)
+    assert "SharedArchiveFile" in session._class_archive_options()
+    assert [p.exists() for p in others] == [True, True, False, False, False]
+    assert path.exists()
