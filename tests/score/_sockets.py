@@ -8,6 +8,16 @@ from pathlib import Path
 
 def listening_addresses(pid: int) -> set[str]:
     """The local addresses (hex, as /proc/net/tcp{,6} writes them) ``pid`` listens on."""
+    return {address for address, _ in _listening(pid)}
+
+
+def listening_ports(pid: int) -> set[int]:
+    """The TCP ports ``pid`` listens on."""
+    return {int(port, 16) for _, port in _listening(pid)}
+
+
+def _listening(pid: int) -> set[tuple[str, str]]:
+    """(address, port), both hex as /proc/net/tcp{,6} writes them, of ``pid``'s listeners."""
     inodes = set()
     for fd in Path(f"/proc/{pid}/fd").iterdir():
         try:
@@ -21,7 +31,8 @@ def listening_addresses(pid: int) -> set[str]:
         for line in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
             fields = line.split()
             if fields[3] == "0A" and fields[9] in inodes:  # LISTEN
-                found.add(fields[1].rsplit(":", 1)[0])
+                address, port = fields[1].rsplit(":", 1)
+                found.add((address, port))
     return found
 
 

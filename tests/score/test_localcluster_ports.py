@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _sockets import listening_ports
 
 from placement.score import localcluster
 from placement.score.localcluster import MASTER, STATE_ENV, WORKER, ClusterError, start, stop
@@ -65,29 +66,6 @@ def impostor() -> Iterator[Impostor]:
     server.close()
 
 
-def ports_of(pid: int) -> set[int]:
-    """The TCP ports ``pid`` listens on."""
-    return {int(a, 16) for a in _listening_ports(pid)}
-
-
-def _listening_ports(pid: int) -> set[str]:
-    inodes = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        try:
-            target = os.readlink(fd)
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            inodes.add(target[8:-1])
-    ports = set()
-    for table in ("tcp", "tcp6"):
-        for line in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
-            fields = line.split()
-            if fields[3] == "0A" and fields[9] in inodes:
-                ports.add(fields[1].rsplit(":", 1)[1])
-    return ports
-
-
 def http_status(port: int, path: str = "/") -> int | None:
     """The HTTP status a GET without credentials gets on ``port``; None if what answers
     is not HTTP (an RPC port closes the connection) or nothing listens."""
@@ -121,14 +99,14 @@ def test_start_hands_out_only_ports_its_daemons_hold_and_no_ui_answers(
         port = int(cluster.master_url.rsplit(":", 1)[1])
         assert cluster.master_url == f"spark://127.0.0.1:{port}"
         assert port != impostor.port
-        assert port in ports_of(master), "the URL names a port the master does not hold"
+        assert port in listening_ports(master), "the URL names a port the master does not hold"
         web = int(cluster.web_url.rsplit(":", 1)[1])
-        assert web in ports_of(master) and web != impostor.port
+        assert web in listening_ports(master) and web != impostor.port
         assert impostor.requests == [], "start talked to a listener that is not ours"
         recorded = localcluster.recorded(state)
         assert recorded is not None and recorded.master_url == cluster.master_url
         # every other port of the master and the worker: no UI for whoever asks
-        others = (ports_of(master) | ports_of(worker)) - {port}
+        others = (listening_ports(master) | listening_ports(worker)) - {port}
         assert len(others) >= 3, others  # master UI, worker RPC, worker UI
         for other in sorted(others):
             for path in ("/", "/json/", "/logPage/?self=true&logType=out"):
