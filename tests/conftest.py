@@ -158,3 +158,21 @@ def spark() -> Iterator[Any]:
     session.conf.set("spark.sql.shuffle.partitions", "2")
     yield session
     session.stop()
+
+
+# a small written snapshot, for the tests of the partitions check, its cache and staging
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small snapshot of two part files (77 partitions in row groups of 10)."""
+    from placement.io.snapshot import write_snapshot
+    from placement.snapshot.synth import SynthSpec, synth
+
+    root = tmp_path_factory.mktemp("written") / "snap"
+    write_snapshot(root, synth(SynthSpec(9, 3, 7, 11, seed=3)).snapshot, row_group_rows=10)
+    return root
+
+
+@pytest.fixture
+def snap(written: Path, tmp_path: Path) -> Path:
+    """A copy of `written` that a test may change."""
+    return Path(shutil.copytree(written, tmp_path / "snap"))

@@ -25,23 +25,6 @@ DAY = 24 * 3600.0
 FACTS = PartitionFacts(unsized=0, longest=5)  # those of `written`
 
 
-@pytest.fixture(scope="module")
-def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small snapshot of two part files (77 partitions in row groups of 10)."""
-    from placement.io.snapshot import write_snapshot
-    from placement.snapshot.synth import SynthSpec, synth
-
-    root = tmp_path_factory.mktemp("written") / "snap"
-    write_snapshot(root, synth(SynthSpec(9, 3, 7, 11, seed=3)).snapshot, row_group_rows=10)
-    return root
-
-
-@pytest.fixture
-def snap(written: Path, tmp_path: Path) -> Path:
-    """A copy of `written` that a test may change."""
-    return Path(shutil.copytree(written, tmp_path / "snap"))
-
-
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """``$XDG_CACHE_HOME`` is ``tmp_path/cache``; returns where the entries go."""

@@ -31,22 +31,6 @@ from placement.io.staging import STAGING_ENV, copy_in, staging_area
 Cli = Callable[..., Result]
 
 
-@pytest.fixture(scope="module")
-def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small snapshot of two part files (77 partitions in row groups of 10)."""
-    from placement.io.snapshot import write_snapshot
-    from placement.snapshot.synth import SynthSpec, synth
-
-    root = tmp_path_factory.mktemp("written") / "snap"
-    write_snapshot(root, synth(SynthSpec(9, 3, 7, 11, seed=3)).snapshot, row_group_rows=10)
-    return root
-
-
-@pytest.fixture
-def snap(written: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(written, tmp_path / "snap"))
-
-
 @pytest.fixture
 def no_spark(monkeypatch: pytest.MonkeyPatch) -> None:
     """Starting Spark fails the test: what is refused must be refused before it starts."""
