@@ -9,7 +9,10 @@ or restores a topic's placement, Confluent's balancers among them, reads the con
 A topic in --topics that the cluster lacks is created with its policy instead.
 
 The directory holds one policy file per changed topic, canonical JSON (the same policy,
-the same bytes), and `policy-changes.sh`, the commands in topic order.
+the same bytes), `policy-changes.sh`, the commands in topic order, and `topics.json`, a
+topics file (docs/formats.md) of the same changes naming those files: what `score
+--policy-dir` reads to judge the plan against the policies it sets, with the reader every
+topics file goes through.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from placement.plan.summary import PolicyChange, policy_document
 from placement.plan.topics import TopicSpec
 
 SCRIPT = "policy-changes.sh"
+TOPICS_FILE = "topics.json"  # the changes as a topics file
 # a policy file's name is the topic's, unless two topics differ only in case (one file on
 # a case-insensitive file system): those get a prefix and a digest of the exact name
 # ("~" is not in a topic name, so no plain name can equal it)
@@ -45,14 +49,15 @@ def same_policy(a: PlacementPolicy, b: PlacementPolicy) -> bool:
 
 def file_names(topics: Iterable[str]) -> dict[str, str]:
     """topic -> its policy file's name: ``TOPIC.json``, or ``PREFIX~DIGEST.json`` for topics
-    whose names differ only in case."""
+    whose names differ only in case and for a topic called `topics` in any case."""
     groups: dict[str, list[str]] = defaultdict(list)
     for t in topics:
         groups[t.lower()].append(t)
     names: dict[str, str] = {}
     for group in groups.values():
         for t in group:
-            if len(group) == 1:
+            # `topics.json` is the directory's topics file, on any file system
+            if len(group) == 1 and f"{t.lower()}.json" != TOPICS_FILE:
                 names[t] = f"{t}.json"
             else:
                 digest = hashlib.sha256(t.encode("ascii")).hexdigest()[:12]
@@ -153,11 +158,27 @@ def render_script(changes: Sequence[PolicyChange]) -> str:
     return "".join(lines)
 
 
+def render_topics_file(changes: Sequence[PolicyChange]) -> str:
+    """`topics.json`: a topics file with an entry per change naming its policy file; a
+    topic to create carries its partition count and min ISR as --topics gave them."""
+    entries: list[dict[str, object]] = []
+    for c in changes:
+        entry: dict[str, object] = {"name": c.topic}
+        if c.partitions is not None:
+            entry["partitions"] = c.partitions
+        entry["placement"] = c.file
+        if c.min_isr is not None:
+            entry["min_isr"] = c.min_isr
+        entries.append(entry)
+    return json.dumps({"topics": entries}, indent=2, ensure_ascii=True) + "\n"
+
+
 def render_policy_dir(changes: Sequence[PolicyChange]) -> dict[str, str]:
-    """The files of --policy-dir: each change's policy file, then the script (empty: no
-    change, nothing to write)."""
+    """The files of --policy-dir: each change's policy file, the script and the topics
+    file (empty: no change, nothing to write)."""
     if not changes:
         return {}
     files = {c.file: policy_file_text(c.after) for c in changes}
     files[SCRIPT] = render_script(changes)
+    files[TOPICS_FILE] = render_topics_file(changes)
     return files

@@ -17,6 +17,7 @@ from placement.model.kafka import topic_name_error
 from placement.model.policy import PlacementPolicy
 from placement.plan.policies import (
     SCRIPT,
+    TOPICS_FILE,
     file_names,
     policy_changes,
     policy_file_text,
@@ -24,7 +25,7 @@ from placement.plan.policies import (
     render_script,
     same_policy,
 )
-from placement.plan.topics import TopicSpec
+from placement.plan.topics import TopicSpec, read_topics
 from placement.rules.base import CheckContext
 from placement.rules.validate import check_policy_text
 
@@ -108,6 +109,7 @@ def test_topics_that_differ_only_in_case_get_files_a_case_blind_disk_keeps_apart
     assert all(len(v.encode()) <= 255 and "/" not in v for v in values)
     assert all("~" in names[t] for t in ("orders", "Orders", "ORDERS", long, long.lower()))
     assert SCRIPT.lower() not in {v.lower() for v in values}
+    assert "~" in file_names(["Topics"])["Topics"] and "~" in file_names(["topics"])["topics"]
 
 
 def test_a_policy_file_is_canonical_and_reads_back_as_the_same_policy() -> None:
@@ -121,6 +123,26 @@ def test_a_policy_file_is_canonical_and_reads_back_as_the_same_policy() -> None:
     checked = check_policy_text(text, "orders.json", CheckContext())
     assert checked.policy == WEST_EAST
     assert not [d for d in checked.diagnostics if d.severity is Severity.ERROR]
+
+
+def test_the_directory_reads_back_as_a_topics_file_of_the_changes(tmp_path: Path) -> None:
+    new = policy(("us-east", 2), ("us-west", 1))
+    specs = [
+        TopicSpec("zeta", 3, new, 2),
+        TopicSpec("payments", 8, new),
+        TopicSpec("topics", 1, WEST_EAST),  # its own file is not the topics file
+        TopicSpec("orders", 12, WEST_EAST),
+    ]
+    changes = policy_changes(specs, {"orders": WEST_EAST}, {"orders", "payments", "topics"})
+    files = render_policy_dir(changes)
+    assert TOPICS_FILE in files and len(files) == len(changes) + 2
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    read = {t.name: t for t in read_topics(tmp_path / TOPICS_FILE)}
+    assert set(read) == {"zeta", "payments", "topics"}  # orders did not change
+    assert (read["zeta"].policy, read["zeta"].partitions, read["zeta"].min_isr) == (new, 3, 2)
+    assert (read["payments"].policy, read["payments"].min_isr) == (new, None)
+    assert read["topics"].policy == WEST_EAST
 
 
 def test_no_change_no_files() -> None:
