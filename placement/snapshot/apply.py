@@ -23,6 +23,10 @@ stay. The reassignment is taken as completed, with Kafka's rules for what that l
   plan adds to it are not counted in sync: they have nobody to copy from. An ISR that was
   not recorded (null) stays unrecorded: apply does not invent what the snapshot did not
   know. An entry equal to the partition's current replicas and observers changes nothing.
+- `adding` and `removing` (a reassignment in flight when the snapshot was taken): a plan's
+  entry for such a partition replaces the reassignment in flight, as Kafka does with a
+  new target for a partition being reassigned, so once it completes neither is left
+  (null); partitions the plan does not reassign keep theirs.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import pyarrow as pa
 
 from placement.errors import InputError
 from placement.io.reassignment import PlanFile, read_plan_file
-from placement.io.snapshot import Snapshot
+from placement.io.snapshot import IN_FLIGHT, Snapshot
 from placement.model.assignment import Key, PartitionAssignment
 from placement.plan.checker import PlanCheckError, check_form
 from placement.rules.partitions import violation_mask
@@ -115,7 +119,7 @@ def overlay(
     """The snapshot with each entry's partition reassigned (every entry is one of the
     snapshot's ``rows``), and how many partitions changed."""
     parts = snap.partitions
-    columns = ("replicas", "observers", "isr", "leader")
+    columns: tuple[str, ...] = ("replicas", "observers", "isr", "leader")
     changes: list[tuple[int, PartitionAssignment]] = []
     at = np.array([rows[a.key] for a in entries], dtype=np.int64)
     old = {c: parts.column(c).take(pa.array(at)).to_pylist() for c in columns}
@@ -134,6 +138,10 @@ def overlay(
         new_cols["leader"].append(leader)
     if not changes:
         return snap, 0
+    for name in IN_FLIGHT:  # the reassignment completed: nothing in flight on its rows
+        if name in parts.schema.names:
+            columns += (name,)
+            new_cols[name] = [None] * len(changes)
     # row r of the result: row r of the table, or the change made to it (appended after)
     n = parts.num_rows
     index = np.arange(n, dtype=np.int64)

@@ -85,6 +85,25 @@ def test_snapshot_show_counts_the_partitions_in_flight(cli: Cli, tmp_path: Path)
     assert line.split()[-1] == "2"
 
 
+def test_apply_ends_the_move_in_flight_only_where_the_plan_reassigns(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """A plan's entry for a partition being reassigned is its new target: once applied
+    nothing is in flight there; the partition the plan leaves alone keeps its move."""
+    _, snap = _from_describe(cli, tmp_path)
+    plan = tmp_path / "plan.json"
+    entries = [{"topic": "ledger", "partition": 1, "replicas": [4, 2, 3], "log_dirs": ["any"] * 3}]
+    plan.write_text(json.dumps({"version": 1, "partitions": entries}))
+    out = tmp_path / "after"
+    r = cli(["snapshot", "apply", snap, plan, "--out", out])
+    assert r.exit_code == 0, r.output
+    rows = {row["partition"]: row for row in read_snapshot(out).partitions.to_pylist()}
+    assert (rows[1]["replicas"], rows[1]["adding"], rows[1]["removing"]) == ([4, 2, 3], None, None)
+    assert (rows[2]["adding"], rows[2]["removing"]) == ([1], [2])
+    shown = cli(["snapshot", "show", out, "--format", "json"])
+    assert json.loads(shown.stdout)["reassigning"] == 1
+
+
 def test_a_snapshot_without_the_columns_has_none_in_flight(cli: Cli, tmp_path: Path) -> None:
     """Older snapshots have no adding/removing columns: read as nulls, nothing in flight."""
     _, out = _from_describe(cli, tmp_path)
