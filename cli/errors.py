@@ -12,7 +12,14 @@ from typing import ParamSpec, TypeVar
 
 import typer
 
-from placement.errors import InputError, MrcPlanError, NoSolutionError, UsageError, debug
+from placement.errors import (
+    InputError,
+    MrcPlanError,
+    NoSolutionError,
+    UsageError,
+    debug,
+    missing_extra,
+)
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -158,10 +165,40 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
                 "check the path and that it can be read (or written)",
             )
             raise _failed(failure) from None
+        except ModuleNotFoundError as exc:  # an optional dependency, or one of ours: a bug
+            missing = _missing_extra(command, exc)
+            if missing is None:
+                raise typer.Exit(_bug(exc)) from None
+            raise _failed(missing) from None
         except Exception as exc:
             raise typer.Exit(_bug(exc)) from None
 
     return wrapper
+
+
+# The extra a command's numpy and pyarrow come with (by its module in cli/), when not
+# `cluster`; ortools, matplotlib and pyspark name their own (placement/errors.py EXTRAS).
+COMMAND_EXTRAS = {"assign": "plan", "score": "spark"}
+# what a command needs the optional modules for, when its name does not say it
+COMMAND_NEEDS = {"validate": "validating describe output, snapshots or reassignment JSON"}
+
+
+def _missing_extra(command: Callable[..., object], exc: ModuleNotFoundError) -> MrcPlanError | None:
+    """The failure naming the extra to install when ``exc`` is an optional dependency the
+    base install leaves out (`pip install mrc-plan`), else None."""
+    name = getattr(command, "__name__", "")
+    module = getattr(command, "__module__", "").rpartition(".")[2]
+    what = COMMAND_NEEDS.get(name)
+    if what is None:  # the command as typed: `snapshot show`, `spark-local-cluster start`
+        group, _, sub = name.rpartition("_")
+        if name == module:
+            words = [module]
+        elif group == "cluster":
+            words = ["spark-local-cluster", sub]
+        else:
+            words = [module, name.replace("_", "-")]
+        what = f"`mrc-plan {' '.join(words)}`"
+    return missing_extra(exc, what, COMMAND_EXTRAS.get(module, "cluster"))
 
 
 def _failed(exc: MrcPlanError) -> typer.Exit:

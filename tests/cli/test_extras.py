@@ -1,0 +1,169 @@
+"""The base install (`pip install mrc-plan`, no extras) validates policies, server.properties,
+inventories and topics files; a command that needs an extra (numpy and pyarrow, ortools,
+matplotlib, pyspark) says which in one line and exits 2. Before, it was exit 101 and an
+"internal error" naming the missing module.
+
+The base install is simulated in a process of its own whose imports of the optional modules
+fail as they do where they are not installed (ModuleNotFoundError)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+
+from mrc_plan_cli.errors import EXIT_BUG, EXIT_USAGE, handle_errors
+from placement.errors import EXTRAS, MissingExtraError, missing_extra
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+
+BASE_INSTALL = """
+import importlib.abc, sys
+OPTIONAL = {"numpy", "pyarrow", "ortools", "matplotlib", "pyspark"}
+class NotInstalled(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in OPTIONAL:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+sys.meta_path.insert(0, NotInstalled())
+sys.argv[0] = "mrc-plan"
+from mrc_plan_cli.main import run
+run()
+"""
+FULL_INSTALL = "import sys; sys.argv[0] = 'mrc-plan'\nfrom mrc_plan_cli.main import run\nrun()\n"
+
+
+def _env() -> dict[str, str]:
+    drop = ("GITHUB_ACTIONS", "MRC_PLAN_DEBUG", "FORCE_COLOR", "COLUMNS", "TTY_COMPATIBLE")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env["NO_COLOR"] = "1"
+    env["MRC_PLAN_CHECK_CACHE"] = "0"
+    return env
+
+
+def mrc_plan(*args: str | Path, base: bool = True) -> subprocess.CompletedProcess[str]:
+    code = BASE_INSTALL if base else FULL_INSTALL
+    return subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)],
+        cwd=REPO,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+VALIDATED_ON_BASE = {
+    "policies": ["validate", "examples/placement"],
+    "server.properties": ["validate", "examples/server.properties"],
+    "inventory JSON": ["validate", "examples/inventory.json"],
+    "broken policies": ["validate", "examples/broken", "--min-insync-replicas", "2"],
+    "--inventory CSV, json": [
+        *("validate", "examples/placement", "--inventory", "examples/inventory.csv"),
+        *("--format", "json"),
+    ],
+    "--inventory from kafka-configs": [
+        *("validate", "examples/placement", "--inventory", "examples/inventory-configs.txt"),
+    ],
+    "topics file, sarif": ["validate", "examples/topics.json", "--format", "sarif"],
+}
+
+
+@pytest.mark.parametrize("case", list(VALIDATED_ON_BASE))
+def test_validate_works_on_the_base_install_as_on_the_full_one(case: str) -> None:
+    base = mrc_plan(*VALIDATED_ON_BASE[case])
+    full = mrc_plan(*VALIDATED_ON_BASE[case], base=False)
+    assert base.returncode in (0, 1), base.stderr
+    assert (base.returncode, base.stdout, base.stderr) == (
+        full.returncode,
+        full.stdout,
+        full.stderr,
+    )
+
+
+@pytest.mark.parametrize("args", [["--help"], ["validate", "--help"], ["assign", "--help"]])
+def test_help_works_on_the_base_install(args: list[str]) -> None:
+    r = mrc_plan(*args)
+    assert r.returncode == 0, r.stderr
+    assert "Usage" in r.stdout
+
+
+NEEDS_AN_EXTRA = {
+    "validate describe output": (["validate", "examples/describe.txt"], "cluster"),
+    "validate policies and describe output": (
+        ["validate", "examples/placement", "examples/describe.txt"],
+        "cluster",
+    ),
+    "snapshot show": (["snapshot", "show", "examples"], "cluster"),
+    "plan show": (["plan", "show", "examples/topics.json"], "cluster"),
+    "simulate": (
+        [
+            *("simulate", "--inventory", "examples/inventory.json"),
+            *("--current", "examples/describe.txt", "--fail-rack", "us-east"),
+        ],
+        "cluster",
+    ),
+    "assign": (
+        ["assign", "--inventory", "examples/inventory.json", "--topics", "examples/topics.json"],
+        "plan",
+    ),
+    "score": (["score", "--snapshot", "examples"], "spark"),
+}
+
+
+@pytest.mark.parametrize("case", list(NEEDS_AN_EXTRA))
+def test_a_command_needing_an_extra_names_it_in_one_line(case: str) -> None:
+    args, extra = NEEDS_AN_EXTRA[case]
+    r = mrc_plan(*args)
+    assert r.returncode == EXIT_USAGE, r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
+    assert "internal error" not in r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("error: ")
+    assert f"pip install 'mrc-plan[{extra}]'" in lines[0]
+    for module in EXTRAS[extra]:  # every module of the extra is missing here
+        assert module in lines[0]
+
+
+def test_validate_says_what_needs_the_extra() -> None:
+    r = mrc_plan("validate", "examples/describe.txt")
+    assert "describe output" in r.stderr
+    assert "numpy and pyarrow" in r.stderr
+
+
+def test_a_missing_module_of_our_own_is_still_a_bug() -> None:
+    @handle_errors
+    def validate() -> None:
+        raise ModuleNotFoundError("No module named 'placement.nowhere'", name="placement.nowhere")
+
+    with pytest.raises(typer.Exit) as exc:
+        validate()
+    assert exc.value.exit_code == EXIT_BUG
+
+
+def test_a_missing_optional_module_is_a_usage_error() -> None:
+    @handle_errors
+    def assign() -> None:
+        raise ModuleNotFoundError("No module named 'ortools.sat'", name="ortools.sat")
+
+    with pytest.raises(typer.Exit) as exc:
+        assign()
+    assert exc.value.exit_code == EXIT_USAGE
+
+
+def test_the_module_names_its_own_extra_whatever_the_command() -> None:
+    found = missing_extra(
+        ModuleNotFoundError(name="matplotlib.figure"), "`mrc-plan assign`", "plan"
+    )
+    assert isinstance(found, MissingExtraError)
+    assert found.extra == "report"
+    assert found.message == ("`mrc-plan assign` needs matplotlib: pip install 'mrc-plan[report]'")
+    assert missing_extra(ModuleNotFoundError(name="yaml"), "x") is None
+    assert missing_extra(ImportError("cannot import name 'x'", name="numpy"), "x") is None
