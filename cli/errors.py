@@ -248,7 +248,6 @@ OPTION_SYNONYMS: dict[str, tuple[str, ...]] = {
         "--excluded-brokers-for-replica-move",
     ),
     "--plan": ("--reassignment-json-file", "--reassignment", "--proposal"),
-    "--default-min-isr": ("--min-insync-replicas", "--min-isr", "--min-insync"),
     "--min-insync-replicas": ("--default-min-isr", "--min-isr", "--min-insync"),
     "--fail-rack": ("--failed-rack", "--kill-rack", "--down-rack", "--rack-down"),
     "--fail-brokers": ("--failed-brokers", "--kill-brokers", "--down-brokers", "--brokers-down"),

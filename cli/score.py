@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from .errors import handle_errors
+from .simulate import DefaultMinIsrOpt, MinInsyncReplicasOpt, resolve_min_isr
 
 
 class ScoreFormat(StrEnum):
@@ -39,10 +40,8 @@ def score(
             "spark-submit set, else local[*]."
         ),
     ] = None,
-    default_min_isr: Annotated[
-        int,
-        typer.Option(min=1, max=2**31 - 1, help="min.insync.replicas for topics that set none."),
-    ] = 1,
+    min_insync_replicas: MinInsyncReplicasOpt = None,
+    default_min_isr: DefaultMinIsrOpt = None,
     format: Annotated[ScoreFormat, typer.Option(help="text (tables) or json.")] = ScoreFormat.TEXT,
     out: Annotated[
         Path | None, typer.Option(help="Also write the JSON report here (atomically).")
@@ -86,6 +85,7 @@ def score(
     from .outputs import report as report_outputs
     from .render import cell
 
+    min_isr = resolve_min_isr(min_insync_replicas, default_min_isr)
     inputs = [("--snapshot", snapshot), *(("--plan", p) for p in plan or [])]
     outputs = Outputs.of([*inputs, *([("--topics", topics)] if topics is not None else [])])
     planned = None
@@ -101,7 +101,7 @@ def score(
             snapshot,
             plan or [],
             master=master,
-            default_min_isr=default_min_isr,
+            default_min_isr=min_isr,
             progress=lambda stage: status.update(cell(stage)),
             planned=planned,
         )

@@ -99,10 +99,41 @@ PlanOpt = Annotated[
         show_default=False,
     ),
 ]
-DefaultMinIsrOpt = Annotated[
-    int,
-    typer.Option(min=1, max=2**31 - 1, help="min.insync.replicas for topics that set none."),
+MinInsyncReplicasOpt = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        max=2**31 - 1,
+        help="The cluster's min.insync.replicas, for topics that set none of their own "
+        "(Kafka's default: 1).",
+        show_default=False,
+    ),
 ]
+# the old name of --min-insync-replicas: still taken, with a note, and not listed
+DefaultMinIsrOpt = Annotated[
+    int | None,
+    typer.Option(min=1, max=2**31 - 1, hidden=True, help="Now --min-insync-replicas."),
+]
+ALIAS_NOTE = "note: --default-min-isr is now --min-insync-replicas"
+KAFKA_MIN_ISR = 1  # min.insync.replicas when neither the topic nor the cluster sets it
+
+
+def resolve_min_isr(value: int | None, alias: int | None) -> int:
+    """The cluster's min.insync.replicas from --min-insync-replicas or its old name
+    --default-min-isr (which prints a note); both with different values: a usage error."""
+    if alias is None:
+        return KAFKA_MIN_ISR if value is None else value
+    if value is not None and value != alias:
+        from placement.errors import UsageError
+
+        raise UsageError(
+            f"--min-insync-replicas {value} and --default-min-isr {alias} disagree",
+            "--default-min-isr is the old name of --min-insync-replicas: give one of them",
+        )
+    sys.stderr.write(ALIAS_NOTE + "\n")
+    return alias
+
+
 UncleanOutOpt = Annotated[
     Path | None,
     typer.Option(
@@ -156,7 +187,8 @@ def simulate(
     topics: TopicsOpt = None,
     root: RootOption = None,
     plan: PlanOpt = None,
-    default_min_isr: DefaultMinIsrOpt = 1,
+    min_insync_replicas: MinInsyncReplicasOpt = None,
+    default_min_isr: DefaultMinIsrOpt = None,
     assume_in_sync: AssumeInSyncOpt = False,
     unclean_out: UncleanOutOpt = None,
     replica_status: ReplicaStatusOpt = None,
@@ -187,6 +219,7 @@ def simulate(
     from placement.io.inventory import load_inventory
     from placement.io.replicastatus import read_replica_status
 
+    min_isr = resolve_min_isr(min_insync_replicas, default_min_isr)
     ids = _failure_flags(fail_rack, fail_brokers, snapshot, current, root, topics)
     outputs, unclean_file = _outputs(
         unclean_out, snapshot, current, inventory, topics, plan, replica_status
@@ -199,7 +232,7 @@ def simulate(
         fail_rack=fail_rack,
         fail_brokers=ids,
         plan=plan,
-        default_min_isr=default_min_isr,
+        default_min_isr=min_isr,
         assume_in_sync=assume_in_sync,
         replica_status=status,
     )

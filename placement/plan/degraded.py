@@ -65,11 +65,12 @@ class Degraded(_Model):
     )
     under_min_isr: int = Field(
         description="partitions with a leader whose ISR is smaller than their topic's "
-        "min.insync.replicas (or default_min_isr): producers with acks=all are refused"
+        "min.insync.replicas (or min_insync_replicas): producers with acks=all are refused"
     )
     offline: int = Field(description="partitions with no leader (an ISR recorded)")
-    default_min_isr: int = Field(
-        description="min.insync.replicas assumed for a topic whose configs do not set it"
+    min_insync_replicas: int = Field(
+        description="the cluster's min.insync.replicas, assumed for a topic whose configs "
+        "do not set it (Kafka's default: 1)"
     )
     topics: list[DegradedTopic] = Field(
         description="topics with a degraded partition, most degraded partitions first, then by name"
@@ -94,7 +95,7 @@ def _not_recorded(default_min_isr: int) -> Degraded:
         under_replicated=0,
         under_min_isr=0,
         offline=0,
-        default_min_isr=default_min_isr,
+        min_insync_replicas=default_min_isr,
         topics=[],
         brokers=[],
         offline_partitions=[],
@@ -172,7 +173,7 @@ def degraded_report(current: CurrentState, default_min_isr: int = 1) -> Degraded
         under_replicated=under_rep.total(),
         under_min_isr=under_min.total(),
         offline=offline.total(),
-        default_min_isr=default_min_isr,
+        min_insync_replicas=default_min_isr,
         topics=topics,
         brokers=brokers,
         offline_partitions=offline_shown,

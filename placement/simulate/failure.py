@@ -215,7 +215,10 @@ class SimulateReport(_Model):
 
     failure: FailureSpec
     plan: str | None
-    default_min_isr: int
+    min_insync_replicas: int = Field(
+        description="the cluster's min.insync.replicas, for topics that set none of their "
+        "own (--min-insync-replicas; Kafka's default: 1)"
+    )
     engine: Literal["spark", "in-process"]
     isr: Literal["recorded", "assumed"] = Field(
         description="recorded: the ISR the input records (totals.isr_unknown partitions have "
@@ -606,7 +609,7 @@ def build_report(
     return SimulateReport(
         failure=failure.spec(),
         plan=plan,
-        default_min_isr=default_min_isr,
+        min_insync_replicas=default_min_isr,
         engine=engine,
         isr=isr,
         totals=totals,

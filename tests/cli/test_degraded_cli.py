@@ -90,7 +90,7 @@ def report(brokers: int, topic: str = "t") -> Degraded:
         under_replicated=brokers,
         under_min_isr=0,
         offline=0,
-        default_min_isr=1,
+        min_insync_replicas=1,
         topics=[DegradedTopic(topic=topic, under_replicated=brokers, under_min_isr=0, offline=0)],
         brokers=[
             DegradedBroker(broker=b, missing_from_isr=1, offline_hosted=0) for b in range(brokers)

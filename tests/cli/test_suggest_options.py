@@ -30,7 +30,8 @@ def test_removing_brokers_points_to_drain(cli: Cli, option: str) -> None:
 
 
 def test_a_synonym_goes_to_the_option_the_command_has(cli: Cli) -> None:
-    assert "--default-min-isr" in _error(cli(["simulate", "--min-insync-replicas", "2"]))
+    line = _error(cli(["simulate", "--min-isr", "2"]))
+    assert "--min-insync-replicas" in line and "--default-min-isr" not in line
     assert "--min-insync-replicas" in _error(cli(["validate", "--default-min-isr", "2"]))
     assert "--plan" in _error(cli(["score", "--reassignment-json-file", "p.json"]))
 
@@ -65,8 +66,8 @@ def test_every_synonym_names_an_option_of_some_command() -> None:
 
     known = options(typer.main.get_command(app))
     assert set(OPTION_SYNONYMS) <= known
+    # the one exception: the old name of --min-insync-replicas, a hidden alias
     assert not {s for names in OPTION_SYNONYMS.values() for s in names} & known - {
-        "--default-min-isr",
-        "--min-insync-replicas",
+        "--default-min-isr"
     }
     assert synonym_of("--Remove_Brokers", {"--drain"}) == "--drain"

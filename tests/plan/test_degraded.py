@@ -24,7 +24,7 @@ def test_describe_counts_by_category_topic_and_broker() -> None:
     d = degraded_report(read_current(DESCRIBE))
     assert d.recorded and d.any
     assert (d.under_replicated, d.under_min_isr, d.offline) == (3, 1, 1)
-    assert d.default_min_isr == 1
+    assert d.min_insync_replicas == 1
     assert [(t.topic, t.under_replicated, t.under_min_isr, t.offline) for t in d.topics] == [
         ("orders", 2, 1, 1),
         ("payments", 1, 0, 0),
@@ -45,7 +45,7 @@ def test_a_topic_without_min_isr_takes_the_default() -> None:
     # payments-0 has 2 in its ISR: under a default of 3, not of 1 (payments-1 has 3);
     # orders keeps its own 2
     d = degraded_report(read_current(DESCRIBE), default_min_isr=3)
-    assert d.default_min_isr == 3
+    assert d.min_insync_replicas == 3
     assert {t.topic: t.under_min_isr for t in d.topics} == {"orders": 1, "payments": 1}
 
 
