@@ -24,9 +24,12 @@ from placement.io.jsonsrc import (
 from placement.io.limits import (
     DESCRIBE_BYTES,
     DIAGNOSTICS_PER_FILE,
+    INVENTORY_BYTES,
+    PLAN_BYTES,
     POLICY_BYTES,
     POLICY_VALUES,
     PROPERTIES_BYTES,
+    TOPICS_BYTES,
     Limit,
     read_capped,
     too_large,
@@ -335,6 +338,15 @@ SUMMARY_KIND = JsonKind(
 _POLICY_ONLY_KEYS = frozenset(("replicas", "observers", "observerPromotionPolicy"))
 
 
+# each kind's own cap (a file larger than a policy may be is held to it)
+_KIND_BYTES = {
+    INVENTORY_KIND.name: INVENTORY_BYTES,
+    TOPICS_KIND.name: TOPICS_BYTES,
+    PLAN_KIND.name: PLAN_BYTES,
+    SUMMARY_KIND.name: PLAN_BYTES,
+}
+
+
 def json_kind(value: object) -> JsonKind | None:
     """What a parsed JSON file is when it is no placement policy, by its top-level keys
     (None: a policy, or a file of no kind `validate` knows, checked as a policy).
@@ -386,20 +398,46 @@ def _kind_note(kind: JsonKind, paths: list[Path]) -> str:
     return f"{first}{more}: taken for {kind.what} ({kind.keys}): {kind.how.format(where)}"
 
 
+def _large_json_kind(path: Path, data: bytes) -> JsonKind:
+    """The kind of a `.json` file larger than a policy may be, told from its top-level
+    keys: a kind whose own cap it fits, else the `InputError` that it is too large (for a
+    policy when it is of no other kind)."""
+    import orjson
+
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        value = None
+    kind = json_kind(value)
+    del value
+    if kind is None:
+        raise too_large(str(path), POLICY_BYTES, len(data))
+    cap = _KIND_BYTES[kind.name]
+    if len(data) > cap.value():
+        raise too_large(str(path), cap, len(data))
+    return kind
+
+
 def check_json_file(
-    path: Path, data: bytes, options: ValidateOptions
+    path: Path, data: bytes, options: ValidateOptions, kind: JsonKind | None = None
 ) -> tuple[list[Diagnostic], JsonKind | None]:
     """A `.json` file as what it is: a placement policy (its findings), or a file of
     another kind (`json_kind`) checked by that kind's reader. A reader that refuses the
-    file raises its `InputError` (exit 2), as the command that reads the kind would."""
+    file raises its `InputError` (exit 2), as the command that reads the kind would.
+    ``kind``: already known (a file too large for a policy): a plan, an inventory or a
+    summary then goes to its reader without the parse that positions a policy's
+    findings."""
     file = str(path)
     ctx = options.context()
     text, out = _decode(data, file)
     if text is None:
         return out, None
-    doc, syntax_found = _parse_policy(text, file, LineIndex(text), None)
-    kind = json_kind(doc.value) if doc is not None else None
-    if doc is None or kind is None:
+    doc: ParsedJson | None = None
+    syntax_found: list[Diagnostic] = []
+    if kind is None or kind is TOPICS_KIND:
+        doc, syntax_found = _parse_policy(text, file, LineIndex(text), None)
+        kind = json_kind(doc.value) if doc is not None else None
+    if kind is None:
         out.extend(syntax_found)
         if doc is not None:
             out.extend(_policy_value_diagnostics(doc, "", file, ctx))
@@ -412,6 +450,7 @@ def check_json_file(
             out.extend(inventory_diagnostics(inventory_for_checks(path)))
         # else: the --inventory's findings are added once, with the inventory's own
     elif kind is TOPICS_KIND:
+        assert doc is not None
         out.extend(syntax_found)
         out.extend(_topics_policies(doc, file, ctx))
     elif kind is PLAN_KIND:
@@ -856,7 +895,9 @@ def validate_paths(
     kinds: dict[JsonKind, list[Path]] = {}  # the .json files that are no policies
     for path in found.files.values():
         suffix = path.suffix.lower()
-        limit = {".properties": PROPERTIES_BYTES, ".json": POLICY_BYTES}.get(suffix, DESCRIBE_BYTES)
+        # a .json file may be any kind `json_kind` knows: read up to the largest of their
+        # caps, and hold it to its own kind's once the kind is known
+        limit = {".properties": PROPERTIES_BYTES, ".json": PLAN_BYTES}.get(suffix, DESCRIBE_BYTES)
         data = _read(path, limit, found.walked.get(str(path)))
         fetching.add(str(path), data)
         if suffix == ".properties":
@@ -869,9 +910,10 @@ def validate_paths(
             if checked.racks_unknown:
                 without_racks.append(str(path))
         else:
+            large = None
             if len(data) > POLICY_BYTES.value():
-                raise too_large(str(path), POLICY_BYTES, len(data))
-            out[str(path)], kind = check_json_file(path, data, options)
+                large = _large_json_kind(path, data)
+            out[str(path)], kind = check_json_file(path, data, options, large)
             if kind is not None:
                 kinds.setdefault(kind, []).append(path)
     for root in found.snapshots.values():

@@ -174,3 +174,44 @@ def test_many_files_of_one_kind_are_one_note(cli: Cli, tmp_path: Path) -> None:
         '(a top-level "partitions"): it was read as Kafka reads a reassignment file; '
         f"`mrc-plan plan show {root / 'plan-0.json'}` shows it"
     ]
+
+
+def test_files_larger_than_a_policy_are_checked_as_their_kind(cli: Cli, tmp_path: Path) -> None:
+    """A plan, an inventory or a topics file past the 1 MiB a policy may hold is checked by
+    its own reader under its own cap; a file of no kind that large is still refused."""
+    partitions = [
+        {
+            "topic": f"t{i // 100}",
+            "partition": i % 100,
+            "replicas": [1, 2, 3],
+            "log_dirs": ["any"] * 3,
+        }
+        for i in range(20_000)
+    ]
+    brokers = [{"id": i, "rack": ("east", "west")[i % 2]} for i in range(1, 30_001)]
+    topics = [
+        {"name": f"topic-{i:06d}", "partitions": 3, "placement": POLICY} for i in range(6_000)
+    ]
+    root = _write(
+        tmp_path / "repo",
+        {
+            "big-plan.json": {"version": 1, "partitions": partitions},
+            "big-inventory.json": {"brokers": brokers},
+            "big-topics.json": {"topics": topics},
+        },
+    )
+    assert all(
+        (root / n).stat().st_size > 2**20
+        for n in ("big-plan.json", "big-inventory.json", "big-topics.json")
+    )
+    result = cli(["validate", root, "--format", "json"])
+    assert result.exit_code == 0, result.stderr
+    assert set(_codes(json.loads(result.stdout))) == {
+        "big-plan.json",
+        "big-inventory.json",
+        "big-topics.json",
+    }
+    (root / "odd.json").write_text(json.dumps({"name": "x" * 2**21}))
+    refused = cli(["validate", root])
+    assert refused.exit_code == 2
+    assert "odd.json" in refused.stderr and "MRC_PLAN_MAX_POLICY_BYTES" in refused.stderr
