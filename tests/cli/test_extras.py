@@ -11,16 +11,18 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 import typer
 
 from mrc_plan_cli.errors import EXIT_BUG, EXIT_USAGE, handle_errors
-from placement.errors import EXTRAS, MissingExtraError, missing_extra
+from placement.errors import EXTRAS, OPTIONAL_MODULES, MissingExtraError, missing_extra
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
 BASE_INSTALL = """
 import importlib.abc, sys
@@ -136,6 +138,25 @@ def test_validate_says_what_needs_the_extra() -> None:
     r = mrc_plan("validate", "examples/describe.txt")
     assert "describe output" in r.stderr
     assert "numpy and pyarrow" in r.stderr
+
+
+def test_the_extras_declared_are_the_ones_the_errors_name() -> None:
+    extras = PYPROJECT["optional-dependencies"]
+
+    def names(requirements: list[str]) -> set[str]:
+        out = set()
+        for r in requirements:
+            name = r.split(";")[0].split("[")[0]
+            for sep in "<>=!~ ":
+                name = name.split(sep)[0]
+            out.add(name)
+        return out
+
+    for extra, modules in EXTRAS.items():
+        assert names(extras[extra]) == set(modules), extra
+    assert not names(PYPROJECT["dependencies"]) & OPTIONAL_MODULES
+    assert set(EXTRAS) <= set(extras["all"][0].split("[")[1].rstrip("]").split(","))
+    assert "dev" not in extras["all"][0]
 
 
 def test_a_missing_module_of_our_own_is_still_a_bug() -> None:
