@@ -33,6 +33,14 @@ def score(
             "snapshot's; the snapshot as it stands keeps its own."
         ),
     ] = None,
+    policy_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="The directory assign --policy-dir wrote with the plans: the policies "
+            "they set (its topics.json) judge them, as --topics does.",
+            show_default=False,
+        ),
+    ] = None,
     master: Annotated[
         str | None,
         typer.Option(
@@ -86,6 +94,7 @@ def score(
     from .render import cell
 
     min_isr = resolve_min_isr(min_insync_replicas, default_min_isr)
+    topics = _planned_topics(topics, policy_dir)
     inputs = [("--snapshot", snapshot), *(("--plan", p) for p in plan or [])]
     outputs = Outputs.of([*inputs, *([("--topics", topics)] if topics is not None else [])])
     planned = None
@@ -119,6 +128,30 @@ def score(
         sys.stdout.write(text)
     else:
         render(report, bars)
+
+
+def _planned_topics(topics: Path | None, policy_dir: Path | None) -> Path | None:
+    """The topics file holding the policies the plans set: --topics, or the topics.json
+    of --policy-dir (the one a plan's policy changes are written with)."""
+    from placement.errors import InputError, UsageError
+    from placement.plan.policies import SCRIPT, TOPICS_FILE
+
+    if policy_dir is None:
+        return topics
+    if topics is not None:
+        raise UsageError("--topics and --policy-dir both give the policies the plans set: pass one")
+    found = policy_dir / TOPICS_FILE
+    if not found.is_file():
+        written = (policy_dir / SCRIPT).is_file()
+        raise InputError(
+            str(policy_dir),
+            f"holds no {TOPICS_FILE}"
+            + (" (written by an older mrc-plan)" if written else "")
+            + ": it is not a directory assign --policy-dir wrote",
+            "write it again with assign --policy-dir, or pass the topics file the plans "
+            "were made with as --topics",
+        )
+    return found
 
 
 def _stats(s: Any, unit: float = 1, suffix: str = "") -> str:

@@ -172,6 +172,34 @@ def test_score_judges_plans_against_the_policies_they_set(
     assert all(p["violations_after"] == 0 for p in json.loads(r.stdout)["plans"])
 
 
+@pytest.mark.spark
+def test_score_reads_the_policies_a_plan_sets_from_its_policy_dir(
+    spark: Any, cli: Any, tmp_path: Path
+) -> None:
+    """assign writes a policy change's plan and --policy-dir together; score judges the plan
+    by the policies in that directory, as it would with the topics file."""
+    snap, _ = write_cluster(tmp_path)
+    wanted = tmp_path / "wanted.json"
+    wanted.write_text(json.dumps({"topics": [{"name": "pay", "placement": ONE_PER_RACK}]}))
+    plan, pol = tmp_path / "change.json", tmp_path / "policies"
+    made = cli(
+        ["assign", "--current", snap, "--topics", wanted, "--out", plan, "--policy-dir", pol]
+    )
+    assert made.exit_code == 0, made.output
+    args = ["score", "--snapshot", snap, "--plan", plan, "--master", "local[2]", "--format", "json"]
+    judged = cli([*args, "--policy-dir", pol])
+    assert judged.exit_code == 0, judged.output
+    scored = json.loads(judged.stdout)["plans"][0]
+    assert (scored["violations_before"], scored["violations_after"]) == (5, 0)
+    same = cli([*args, "--topics", wanted])
+    assert json.loads(same.stdout)["plans"][0] == scored
+    both = cli([*args, "--policy-dir", pol, "--topics", wanted])
+    assert both.exit_code == 2 and "pass one" in both.stderr
+    (pol / "topics.json").unlink()
+    old = cli([*args, "--policy-dir", pol])
+    assert old.exit_code == 2 and "holds no topics.json" in old.stderr
+
+
 def test_score_says_its_rack_failures_assume_every_sync_replica_in_sync(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
