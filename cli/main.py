@@ -415,7 +415,7 @@ def _flush_stdout() -> int | None:
 
 def _full_app() -> typer.Typer:
     """Every command, in the order --help lists them."""
-    from . import assign, plan, score, simulate, snapshot
+    from . import assign, cache, plan, score, simulate, snapshot
 
     full = _typer()
     full.callback()(main)
@@ -425,6 +425,7 @@ def _full_app() -> typer.Typer:
     full.command("score")(score.score)
     full.command("simulate")(simulate.simulate)
     full.add_typer(score.cluster_app, name="spark-local-cluster")
+    full.add_typer(cache.app, name="cache")
     full.command()(validate)
     full.command()(rules)
     full.command()(schema)
