@@ -34,7 +34,7 @@ BENCHMARKS = [
     "engines", "spark_start", "layout",
 ]  # fmt: skip
 # heavy (minutes), not in the default set: run by name
-HEAVY = ["exit"]
+HEAVY = ["exit", "install"]
 
 OUT = ROOT / "bench" / "out" / "results.json"
 
