@@ -26,7 +26,7 @@ PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 
 BASE_INSTALL = """
 import importlib.abc, sys
-OPTIONAL = {"numpy", "pyarrow", "ortools", "matplotlib", "pyspark"}
+OPTIONAL = set(sys.argv.pop(1).split(","))
 class NotInstalled(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name.partition(".")[0] in OPTIONAL:
@@ -48,10 +48,17 @@ def _env() -> dict[str, str]:
     return env
 
 
-def mrc_plan(*args: str | Path, base: bool = True) -> subprocess.CompletedProcess[str]:
-    code = BASE_INSTALL if base else FULL_INSTALL
+BASE = ("numpy", "pyarrow", "ortools", "matplotlib", "pyspark")  # what the base install lacks
+
+
+def mrc_plan(
+    *args: str | Path, base: bool = True, missing: tuple[str, ...] = BASE
+) -> subprocess.CompletedProcess[str]:
+    """`mrc-plan ARGS` on the base install (``missing``: the modules not installed), or
+    on the full one."""
+    cmd = ["-c", BASE_INSTALL, ",".join(missing)] if base else ["-c", FULL_INSTALL]
     return subprocess.run(
-        [sys.executable, "-c", code, *map(str, args)],
+        [sys.executable, *cmd, *map(str, args)],
         cwd=REPO,
         env=_env(),
         capture_output=True,
@@ -132,6 +139,35 @@ def test_a_command_needing_an_extra_names_it_in_one_line(case: str) -> None:
     assert f"pip install 'mrc-plan[{extra}]'" in lines[0]
     for module in EXTRAS[extra]:  # every module of the extra is missing here
         assert module in lines[0]
+
+
+def test_validate_on_a_directory_with_a_plan_among_policies_asks_for_the_extra(
+    tmp_path: Path,
+) -> None:
+    """The policies alone pass on the base install; the reassignment JSON beside them is
+    read with numpy: the whole run fails naming the extra, rather than passing it over."""
+    for policy in (EXAMPLES / "placement").glob("*.json"):
+        (tmp_path / policy.name).write_bytes(policy.read_bytes())
+    assert mrc_plan("validate", tmp_path).returncode == 0
+    plan = '{"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2]}]}'
+    (tmp_path / "moves.json").write_text(plan, encoding="utf-8")
+    assert mrc_plan("validate", tmp_path, base=False).returncode == 0
+    r = mrc_plan("validate", tmp_path)
+    assert r.returncode == EXIT_USAGE, r.stderr
+    assert "pip install 'mrc-plan[cluster]'" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_assign_with_the_plan_extra_but_not_report_asks_for_report(tmp_path: Path) -> None:
+    page = tmp_path / "plan.html"
+    r = mrc_plan(
+        *("assign", "--inventory", EXAMPLES / "inventory.json"),
+        *("--topics", EXAMPLES / "topics.json", "--report", page),
+        missing=("matplotlib",),
+    )
+    assert r.returncode == EXIT_USAGE, r.stderr
+    assert r.stderr == "error: `mrc-plan assign` needs matplotlib: pip install 'mrc-plan[report]'\n"
+    assert not page.exists()
 
 
 def test_validate_says_what_needs_the_extra() -> None:
