@@ -7,7 +7,7 @@ altogether, so the scorers' rules for those cases are compared too. `plan_mix.py
 500,000-partition plan that changes partitions in every way a reassignment can. Then,
 alternately, each as its own process with its start-up included:
 
-- `mrc-plan score --master local[2] --default-min-isr 3` (Spark), with the peak memory of
+- `mrc-plan score --master local[2] --min-insync-replicas 3` (Spark), with the peak memory of
   its whole process tree (Python driver + JVM) and the CPU time of its JIT compiler
   threads and of its Spark tasks, sampled from /proc. The snapshot's partitions were
   checked by an earlier command, so the driver finds that check recorded (as after
@@ -116,12 +116,12 @@ def measure(partitions: int, tmp: Path) -> list[dict[str, Any]]:
     kinds = make_plan_mix(snap, plan, PLAN_PARTITIONS)
     spark_cmd = [
         cli(), "score", "--snapshot", str(snap), "--plan", str(plan), "--master", "local[2]",
-        "--default-min-isr", str(DEFAULT_MIN_ISR), "--format", "json",
+        "--min-insync-replicas", str(DEFAULT_MIN_ISR), "--format", "json",
         "--out", str(tmp / "spark.json"),
     ]  # fmt: skip
     duck_cmd = [
         str(DUCKDB), str(Path(__file__).with_name("duckdb_ref.py")), str(snap), str(plan),
-        "--default-min-isr", str(DEFAULT_MIN_ISR), "--threads", "2",
+        "--min-insync-replicas", str(DEFAULT_MIN_ISR), "--threads", "2",
         "--out", str(tmp / "duckdb.json"),
     ]  # fmt: skip
     warmed = warm_spark(spark_cmd)

@@ -28,7 +28,7 @@ def run() -> list[dict[str, Any]]:
         synth_snapshot(snap, BROKERS, RACKS, TOPICS, PER_TOPIC)
         moved = make_plan(snap, plan)
         write_inventory(snap, inv)
-        common = ["--plan", str(plan), "--fail-rack", RACK, "--default-min-isr", "2"]
+        common = ["--plan", str(plan), "--fail-rack", RACK, "--min-insync-replicas", "2"]
         common += ["--format", "json", "--exit-zero"]
         spark_s, spark_kib = run_sampled(
             [

@@ -84,7 +84,7 @@ show "${cmd[*]}"
 step "7. Before running the drain: what would losing us-west do after it?"
 cmd=(mrc-plan simulate --current "$tmp/current.json" --inventory examples/inventory.json
      --topics examples/topics.json --plan "$tmp/drain.json" --fail-rack us-west
-     --default-min-isr 2 --unclean-out "$tmp/unclean.json")
+     --min-insync-replicas 2 --unclean-out "$tmp/unclean.json")
 show "${cmd[*]}"
 sim=0
 "${cmd[@]}" || sim=$?

@@ -44,7 +44,7 @@ TITLES = {
     "under_min_isr": "under min ISR",
     "under_min_isr_before": "under min ISR before",
     "min_isr": "min ISR",
-    "default_min_isr": "default min ISR",
+    "min_insync_replicas": "min.insync.replicas",
     "isr": "ISR",
     "isr_unknown": "ISR unknown",
     "lag_ms": "lag (ms)",

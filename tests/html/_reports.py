@@ -82,7 +82,7 @@ def simulate_report(cli: Cli, root: Path, snap: Path) -> Report:
     """A rack lost: `simulate --format json --report`, the page and the JSON of one run."""
     page = root / "simulate.html"
     r = cli(["simulate", "--current", snap, "--inventory", root / "inv.json",
-             "--fail-rack", "rack-01", "--default-min-isr", "2", "--format", "json",
+             "--fail-rack", "rack-01", "--min-insync-replicas", "2", "--format", "json",
              "--report", page])  # fmt: skip
     assert r.exit_code in (0, 1), r.stdout + r.stderr
     return Report("simulate", page, json.loads(r.stdout))

@@ -217,7 +217,7 @@ def test_simulate_on_spark_writes_the_same_page_as_in_process(
         page = tmp_path / f"{engine}.html"
         where = (["--snapshot", snap, "--master", "local[2]"] if engine == "spark"
                  else ["--current", snap, "--inventory", _inventory(snap, tmp_path)])  # fmt: skip
-        r = cli(["simulate", *where, "--fail-rack", "rack-01", "--default-min-isr", "2",
+        r = cli(["simulate", *where, "--fail-rack", "rack-01", "--min-insync-replicas", "2",
                  "--report", page, "--format", "json", "--exit-zero"])  # fmt: skip
         assert r.exit_code == 0, r.output
         html = page.read_text()

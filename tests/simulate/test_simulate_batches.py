@@ -170,7 +170,7 @@ def _reference(
 
 
 def test_the_text_report_gives_the_window(cli: Cli, cluster: dict[str, Path]) -> None:
-    r = _simulate(cli, cluster, "--fail-brokers", "2,3", "--default-min-isr", "2")
+    r = _simulate(cli, cluster, "--fail-brokers", "2,3", "--min-insync-replicas", "2")
     assert r.exit_code == 0, r.output
     last = _files(cluster["drain"])[-1]
     out = r.stdout
