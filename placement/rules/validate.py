@@ -18,6 +18,7 @@ from placement.io.jsonsrc import (
     JsonSyntaxError,
     ParsedJson,
     decode_utf8,
+    is_json_int,
     parse_json,
     shorten,
 )
@@ -384,10 +385,25 @@ def _topics_policies(doc: ParsedJson, file: str, ctx: CheckContext) -> list[Diag
             continue
         name = entry.get("name")
         context = f"topic {shorten(name, QUOTE_CHARS)}" if isinstance(name, str) else None
+        own: object = entry.get("min_isr")
+        entry_ctx = topic_context(
+            ctx, own if isinstance(own, int) and is_json_int(own) and own >= 1 else None
+        )
         out.extend(
-            _policy_value_diagnostics(doc, f"/topics/{i}/placement", file, ctx, context=context)
+            _policy_value_diagnostics(
+                doc, f"/topics/{i}/placement", file, entry_ctx, context=context
+            )
         )
     return out
+
+
+def topic_context(ctx: CheckContext, min_isr: int | None) -> CheckContext:
+    """The checks of one topic's policy: with the topic's own min.insync.replicas when it
+    sets one (as Kafka, a topic's config over the broker's), else the cluster's
+    (`--min-insync-replicas`), else none."""
+    if min_isr is None or min_isr == ctx.min_insync_replicas:
+        return ctx
+    return replace(ctx, min_insync_replicas=min_isr)
 
 
 def _kind_note(kind: JsonKind, paths: list[Path]) -> str:
@@ -549,9 +565,7 @@ def check_describe(data: bytes, file: str, ctx: CheckContext) -> CheckedDescribe
             continue
         start = line_starts[value.line - 1] + value.column - 1
         index = LineIndex(value.value, physical, range(start, start + len(value.value)))
-        topic_ctx = ctx
-        if ctx.min_insync_replicas is None and topic.min_isr is not None:
-            topic_ctx = replace(ctx, min_insync_replicas=topic.min_isr)
+        topic_ctx = topic_context(ctx, topic.min_isr)
         checked = check_policy_text(
             value.value, file, topic_ctx, index=index, context=f"topic {topic.name}"
         )
@@ -634,9 +648,7 @@ def validate_snapshot(root: Path, options: ValidateOptions) -> CheckedSnapshot:
     for row, (name, text, min_isr) in enumerate(zip(*columns, strict=True)):
         if text is None or not text.strip():
             continue
-        topic_ctx = ctx
-        if ctx.min_insync_replicas is None and min_isr is not None:
-            topic_ctx = replace(ctx, min_insync_replicas=min_isr)
+        topic_ctx = topic_context(ctx, min_isr)
         key = (text, topic_ctx.min_insync_replicas)
         if key not in checked:
             checked[key] = check_policy_text(text, "", topic_ctx)
