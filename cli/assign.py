@@ -338,8 +338,9 @@ def assign(
     from placement.solver.cpsat import SolveParams
     from placement.solver.engine import Options
 
-    from .outputs import report
+    from .outputs import page_possible, report
 
+    page_possible(html)
     rate, cap = _batch_flags(
         out_dir, batch_size, max_moves_per_broker, batch_bytes, throttle, (current, sizes)
     )

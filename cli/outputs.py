@@ -44,3 +44,12 @@ def print_unread_notes(mark: int) -> None:
     module = sys.modules.get("placement.io.outputs")
     if module is not None:
         print_notes(module.unread_notes(mark))
+
+
+def page_possible(page: object) -> None:
+    """Before any work: an HTML page (``page``, the --report path, or None) needs the
+    `report` extra; without it the command stops at once, naming it, not after the work."""
+    if page is not None:
+        from placement.errors import require
+
+        require("report", "--report (the page's charts)")

@@ -146,9 +146,11 @@ def show(
     that send and receive, and the ETA under the throttle."""
     from placement.io.outputs import Outputs
 
+    from .outputs import page_possible
     from .outputs import report as report_outputs
 
     outputs = Outputs.of([("PATH", path)])
+    page_possible(report)
     page = outputs.add("--report", report) if report is not None else None
     with outputs:
         shown = _read(path)

@@ -90,10 +90,12 @@ def score(
     from placement.io.outputs import Outputs
     from placement.score.run import run_score
 
+    from .outputs import page_possible
     from .outputs import report as report_outputs
     from .render import cell
 
     min_isr = resolve_min_isr(min_insync_replicas, default_min_isr)
+    page_possible(html)
     topics = _planned_topics(topics, policy_dir)
     inputs = [("--snapshot", snapshot), *(("--plan", p) for p in plan or [])]
     outputs = Outputs.of([*inputs, *([("--topics", topics)] if topics is not None else [])])

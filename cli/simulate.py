@@ -219,11 +219,14 @@ def simulate(
     from placement.io.inventory import load_inventory
     from placement.io.replicastatus import read_replica_status
 
+    from .outputs import page_possible
+
     min_isr = resolve_min_isr(min_insync_replicas, default_min_isr)
     ids = _failure_flags(fail_rack, fail_brokers, snapshot, current, root, topics)
     outputs, unclean_file = _outputs(
         unclean_out, snapshot, current, inventory, topics, plan, replica_status
     )
+    page_possible(html)
     page = outputs.add("--report", html) if html is not None else None
     loaded = load_inventory(inventory) if inventory is not None else None
     status = read_replica_status(str(replica_status)) if replica_status is not None else None

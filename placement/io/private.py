@@ -12,9 +12,10 @@ from placement.errors import UsageError
 
 
 def cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/mrc-plan`` (else ``~/.cache/mrc-plan``), private (0700)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return private_dir(Path(base) / "mrc-plan")
+    """`placement.io.cache.cache_path`, made private (0700) if it is not yet there."""
+    from placement.io.cache import cache_path
+
+    return private_dir(cache_path())
 
 
 def private_dir(path: Path) -> Path:

@@ -158,16 +158,32 @@ def test_validate_on_a_directory_with_a_plan_among_policies_asks_for_the_extra(
     assert "Traceback" not in r.stderr
 
 
-def test_assign_with_the_plan_extra_but_not_report_asks_for_report(tmp_path: Path) -> None:
-    page = tmp_path / "plan.html"
-    r = mrc_plan(
-        *("assign", "--inventory", EXAMPLES / "inventory.json"),
-        *("--topics", EXAMPLES / "topics.json", "--report", page),
-        missing=("matplotlib",),
-    )
+@pytest.mark.parametrize(
+    "command",
+    [
+        (
+            "assign",
+            "--inventory",
+            EXAMPLES / "inventory.json",
+            "--topics",
+            EXAMPLES / "topics.json",
+        ),
+        ("simulate", "--current", EXAMPLES / "describe.txt", "--fail-rack", "us-west"),
+    ],
+    ids=["assign", "simulate"],
+)
+def test_a_report_without_its_extra_is_refused_before_any_work(
+    tmp_path: Path, command: tuple[object, ...]
+) -> None:
+    page, out = tmp_path / "page.html", tmp_path / "plan.json"
+    more = ("--out", out) if command[0] == "assign" else ()
+    r = mrc_plan(*command, *more, "--report", page, missing=("matplotlib",))
     assert r.returncode == EXIT_USAGE, r.stderr
-    assert r.stderr == "error: `mrc-plan assign` needs matplotlib: pip install 'mrc-plan[report]'\n"
-    assert not page.exists()
+    expected = (
+        "error: --report (the page's charts) needs matplotlib: pip install 'mrc-plan[report]'\n"
+    )
+    assert r.stderr == expected
+    assert not page.exists() and not out.exists()
 
 
 def test_validate_says_what_needs_the_extra() -> None:
