@@ -209,7 +209,7 @@ def validate(
 
 def _tool_version(fmt: Format) -> str:
     """The version the report carries: the text report does not show it, and reading it
-    (importlib.metadata) costs ~20 ms of a command run once per file by hooks (issue 17)."""
+    (importlib.metadata) costs ~20 ms of a command that hooks run once per file."""
     if fmt.value == "text":
         return ""
     from placement import __version__
@@ -452,7 +452,7 @@ def __getattr__(name: str) -> typer.Typer:
 def _app_for(args: list[str]) -> typer.Typer:
     """The app to run for ``args``: for `validate`, a group holding only it. Click builds
     every command's parameters before it runs one (~25 ms for the fourteen here), and
-    `validate` is run once per file by editors and hooks (issue 17). What the group does
+    `validate` is run once per file by editors and hooks. What the group does
     before it hands over to the command (no options of its own were given) is the same;
     shell completion walks the whole tree, so it gets the whole app."""
     if not args or args[0] != "validate" or "_MRC_PLAN_COMPLETE" in os.environ:

@@ -467,7 +467,7 @@ def _joined(arrays: list[np.ndarray]) -> np.ndarray:
     """``np.concatenate(arrays)``, in memory numpy did not allocate: numpy asks the
     kernel for huge pages for an array of some MB, which on a virtual machine costs
     several times what the same pages cost one at a time (0.24 s against 0.06 s to
-    make and fill 80 MB on the 2-core VM of issue 17)."""
+    make and fill 80 MB on a 2-core virtual machine)."""
     dtype = arrays[0].dtype
     out = np.frombuffer(bytearray(sum(a.size for a in arrays) * dtype.itemsize), dtype=dtype)
     np.concatenate(arrays, out=out)

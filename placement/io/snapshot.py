@@ -77,7 +77,7 @@ OPTIONAL = {
     "adding",
     "removing",
 }
-# The partitions table's layout, for Spark's scan (issue 17). Spark cuts a table into
+# The partitions table's layout, so that Spark's scan shares it evenly. Spark cuts a table into
 # splits of max(4 MiB, bytes / cores) (at most 128 MiB) and gives each row group to the
 # split holding its middle byte: row groups of 65,536 rows (~1 MiB at ~16 bytes a row)
 # are a quarter of the smallest split or less, so no split gets a row group more than

@@ -1,9 +1,9 @@
 """Findings as data: the Diagnostic record and the report that groups them by file.
 
 Plain records, not pydantic models: `validate` of one file must not pay pydantic's import and
-model building (issue 17). Their JSON Schema is `diagnostic_schema.ValidationReport`'s, and
-`ValidationReport.to_json` is what that model dumps (tests/model/test_diagnostic_records.py
-holds the two to each other).
+model building, as hooks and editors run it once per file. Their JSON Schema is
+`diagnostic_schema.ValidationReport`'s, and `ValidationReport.to_json` is what that model
+dumps (tests/model/test_diagnostic_records.py holds the two to each other).
 """
 
 from __future__ import annotations

@@ -2,11 +2,11 @@
 
 The pydantic models (`policy.PlacementPolicy`, `inventory.Inventory`) define both formats and
 word every error. Building them costs pydantic's import and model construction, about half of
-a `validate` of one file (issue 17). So `validate` first asks `exact_policy` and
-`exact_inventory`: each returns a plain record when the model certainly accepts the document
-as it is (nothing to coerce, nothing to report), and None when in doubt, where the model
-decides. The rules read either form through the protocols below; what the two forms compute
-(promotion, racks, per-rack counts) is written once, here.
+a `validate` of one file, which hooks and editors run once per file. So `validate` first
+asks `exact_policy` and `exact_inventory`: each returns a plain record when the model
+certainly accepts the document as it is (nothing to coerce, nothing to report), and None when
+in doubt, where the model decides. The rules read either form through the protocols below;
+what the two forms compute (promotion, racks, per-rack counts) is written once, here.
 
 The records are plain classes with ``__slots__``, not dataclasses: creating a dataclass costs
 about a millisecond here, and `validate` would pay it for each on every start. They are

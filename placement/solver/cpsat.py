@@ -13,7 +13,7 @@ optimum (359 vs 391) and the rack below took 10-30 s or ran out of time; with pr
 5-18 s; with the default 2,000 root LP iterations one of the 20 runs below found nothing
 in 20 s. With a byte bound the LP is no longer exact and the search has real work to do.
 
-Measured on this machine (OR-Tools 9.15, 2 cores shared with other jobs), a rack of 20
+Measured on a 2-core machine shared with other jobs (OR-Tools 9.15), a rack of 20
 brokers x 1,000 items, need 1-2 each, replica spread <= 1 (load 75..76), skewed current
 placement (~400 replicas to add), unit or bytes costs, 5 seeds, build + solve: optimal
 every time in 1.3-3.7 s (unit costs) and 2.3-4.9 s (bytes), with `hint=None` (so the

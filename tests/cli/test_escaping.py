@@ -1,4 +1,4 @@
-"""Hostile names through every command (issue 12, section 3): rack names, topic names, file
+"""Hostile names through every command: rack names, topic names, file
 and directory names carrying a newline followed by a GitHub workflow command, ESC sequences,
 rich markup and emoji codes, a bidi override, a C1 control and a byte that is not UTF-8.
 

@@ -1,4 +1,4 @@
-"""The text report without colour is made without rich (cli/render.py, issue 17): it must be
+"""The text report without colour is made without rich (cli/render.py): it must be
 exactly what rich's console prints for the same markup, whatever the names and files hold."""
 
 from __future__ import annotations

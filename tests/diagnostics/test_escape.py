@@ -1,6 +1,6 @@
 """Untrusted text in every rendering: `escape` itself, then each reporter of `validate` fed a
 report whose file names and messages carry controls, bidi overrides and bytes that are not
-UTF-8 (issue 12, section 3)."""
+UTF-8."""
 
 from __future__ import annotations
 

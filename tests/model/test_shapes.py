@@ -1,5 +1,5 @@
 """`validate` reads a document the models certainly accept as a plain record, without pydantic
-(placement/model/shapes.py, issue 17). Held here: a record only for what the model accepts,
+(placement/model/shapes.py). Held here: a record only for what the model accepts,
 with the model's values; the rules find the same in both; the key lists are the models'."""
 
 from __future__ import annotations
