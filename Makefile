@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint demo bench clean schemas fuzz
+.PHONY: install test lint demo bench clean schemas fuzz docs
 
 install: $(STAMP)
 
@@ -79,6 +79,10 @@ bench: $(STAMP) $(KU_STAMP) $(KT_STAMP) $(DUCKDB_STAMP)
 
 schemas: $(STAMP)
 	$(BIN)/mrc-plan schema --write schemas
+
+# docs/cli.md and docs/rules.md from the commands and the rule registry (a test fails on drift)
+docs: $(STAMP)
+	$(BIN)/python scripts/gendocs.py
 
 clean:
 	rm -rf $(VENV) .venv-kafka-utils .venv-kafka-tools .venv-duckdb build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
