@@ -2,10 +2,12 @@
 
 The runs go over four snapshots; the figure is the number that exit non-zero (goal 0).
 
-A Parquet file handed to pyarrow as a Python file object left pyarrow's I/O threads
-holding it after the read; one that let it go while the interpreter was exiting aborted
-the process after complete output (`terminate called without an active exception`,
-exit 134, about 1 run in 100). Heavy (minutes): run it by name,
+A pyarrow pool thread that holds the last reference to a Python object (a file object,
+or a buffer over Python bytes) must take the GIL to let it go; when that happens while the
+interpreter exits, the thread is ended inside C++ and the process aborts after complete
+output (`terminate called without an active exception`, exit 134). The readers therefore
+hand pyarrow only memory it allocated (`placement.io.snapshot.arrow_owned`). Heavy
+(minutes): run it by name,
 `.venv/bin/python bench/run.py exit`; MRC_BENCH_EXIT_RUNS sets the number of runs.
 """
 

@@ -9,6 +9,7 @@ front so a bad snapshot fails with the column's name, not deep inside a job.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 from collections.abc import Callable, Collection, Iterator
@@ -224,7 +225,7 @@ def verify_parquet_files(path: Path, name: str) -> None:
     for f in files:
         # a file object: pyarrow cannot open a path that is not UTF-8
         with _unreadable(f, f"not a readable Parquet file ({name} table)"), open(f, "rb") as fh:
-            pq.ParquetFile(fh).schema_arrow  # noqa: B018 - reads and checks the footer
+            pq.ParquetFile(arrow_owned(fh)).schema_arrow  # noqa: B018 - reads the footer
 
 
 @contextlib.contextmanager
@@ -241,24 +242,46 @@ def _unreadable(f: Path, message: str) -> Iterator[None]:
         ) from None
 
 
+def arrow_owned(fh: io.BufferedReader) -> pa.BufferReader:
+    """The rest of the open file ``fh``, read into memory that pyarrow allocated, for
+    pyarrow to read from. Not a path: pyarrow cannot open one that is not UTF-8. Not a
+    Python file object nor Python bytes: pyarrow's thread pools would then hold Python
+    objects (the file, buffers of its bytes) after the read, and the pool thread that
+    lets the last one go must take the GIL; if that happens while the interpreter exits,
+    the thread is ended mid-C++ and the process aborts (`terminate called without an
+    active exception`, exit 134, after complete output). Memory pyarrow owns is let go
+    without Python."""
+    size = max(os.fstat(fh.fileno()).st_size - fh.tell(), 0)
+    buf = pa.allocate_buffer(size)
+    view = memoryview(buf)
+    got = 0
+    while got < size:
+        n = fh.readinto(view[got:])
+        if not n:
+            break
+        got += n
+    view.release()
+    if fh.read(1):
+        raise OSError("the file grew while it was read")
+    return pa.BufferReader(buf if got == size else buf.slice(0, got))
+
+
 def _read_file(f: Path, name: str, shown: Path | None = None) -> pa.Table:
     """One file of table ``name``, conformed to the schema; errors name ``shown`` (the
     user's file, when ``f`` is a staged copy of it), else ``f``. Read here and handed to
-    pyarrow as bytes in memory: pyarrow cannot open a path that is not UTF-8, and a Python
-    file object it reads on its thread pools leaves those threads calling back into Python
-    (for the GIL) after the read, up to the interpreter's exit, where such a thread aborts
-    the process (`terminate called without an active exception`, exit 134, after complete
-    output). A JSON Lines file must hold one whole record on each line that is not blank
-    (`one_record_a_line`)."""
+    pyarrow in memory it owns (`arrow_owned`). A JSON Lines file must hold one whole
+    record on each line that is not blank (`one_record_a_line`)."""
     source = shown if shown is not None else f
     with _unreadable(source, f"cannot read the {name} table"):
         with open(f, "rb") as fh:
-            data = fh.read()
+            data = arrow_owned(fh)
         if f.suffix == ".jsonl":
-            table = pajson.read_json(pa.BufferReader(data))
-            one_record_a_line(data, table.num_rows, str(source), name)
+            table = pajson.read_json(data)
+            data.seek(0)
+            text = data.read_buffer().to_pybytes()  # Python's own copy, never pyarrow's
+            one_record_a_line(text, table.num_rows, str(source), name)
         else:
-            table = pq.read_table(pa.BufferReader(data))
+            table = pq.read_table(data)
     return conform(table, name, str(source))
 
 
@@ -627,7 +650,7 @@ def stage_partitions(root: str | Path, into: Path) -> StagedPartitions:
 
 def _footer_rows(f: Path) -> int:
     with open(f, "rb") as fh:
-        return int(pq.ParquetFile(fh).metadata.num_rows)
+        return int(pq.ParquetFile(arrow_owned(fh)).metadata.num_rows)
 
 
 # What Spark's reader is given (the PARTITIONS_DDL of placement.score.run): each leaf
@@ -691,7 +714,7 @@ def _stage_part(copy: Copied, target: Path, check: Callable[[pa.Table, int], Non
     shown = str(copy.source)
     wanted = [f.name for f in SNAPSHOT_PARTITIONS]  # all checked; Spark's are staged
     with _unreadable(copy.source, "cannot read the partitions table"), open(copy.path, "rb") as fh:
-        pf = pq.ParquetFile(fh)
+        pf = pq.ParquetFile(arrow_owned(fh))
         # the columns, even of a file without rows (whose batches conform never sees)
         conform(pf.schema_arrow.empty_table(), "partitions", shown)
         ready = ready_for_spark(pf)

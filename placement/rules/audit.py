@@ -30,6 +30,7 @@ from placement.io.snapshot import (
     PARTITIONS,
     TOPICS,
     Snapshot,
+    arrow_owned,
     parquet_files,
     table_path,
 )
@@ -350,7 +351,7 @@ def table_locator(root: Path, name: str) -> Callable[[int], tuple[str, int]]:
         counts = []
         for f in files:
             with open(f, "rb") as fh:  # a file object: pyarrow cannot open every path
-                counts.append(pq.ParquetFile(fh).metadata.num_rows)
+                counts.append(pq.ParquetFile(arrow_owned(fh)).metadata.num_rows)
     starts = np.cumsum([0, *counts[:-1]])
 
     def where(row: int) -> tuple[str, int]:
