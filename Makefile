@@ -39,8 +39,8 @@ test: $(STAMP) $(CHROMIUM_STAMP)
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4
 
 lint: $(STAMP)
-	$(BIN)/ruff check placement cli tests bench fuzz
-	$(BIN)/ruff format --check placement cli tests bench fuzz
+	$(BIN)/ruff check placement cli tests bench fuzz scripts
+	$(BIN)/ruff format --check placement cli tests bench fuzz scripts
 	$(BIN)/mypy
 
 # >= 10,000 mutated inputs over every reader (a few minutes); reproducers of failures
