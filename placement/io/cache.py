@@ -122,7 +122,7 @@ def _open_dir(name: str | Path, shown: Path, dir_fd: int | None = None) -> Itera
         os.close(fd)
 
 
-def _running(pid: int) -> bool:
+def running(pid: int) -> bool:
     """Whether process ``pid`` exists (this user's or another's)."""
     if pid <= 0 or pid > 2**22:
         return False
@@ -147,7 +147,7 @@ def _matching(fd: int, patterns: Patterns, prefix: str) -> list[CachedFile]:
                 continue
             pid = match.groupdict().get("pid")
             if pid is not None:
-                kind = f"{kind} being written" if _running(int(pid)) else f"unfinished {kind}"
+                kind = f"{kind} being written" if running(int(pid)) else f"unfinished {kind}"
             try:
                 st = e.stat(follow_symlinks=False)
             except OSError:  # removed meanwhile

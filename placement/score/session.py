@@ -247,7 +247,9 @@ def _class_archive_options() -> str:
         with contextlib.suppress(OSError):
             used = other.lstat().st_mtime
             partial = other.name.endswith(".part")
-            if now - used > (_STALE_PART if partial else _UNUSED_ARCHIVE):
+            if partial and not _writer_running(other):
+                other.unlink()  # its JVM was killed before it could finish or remove it
+            elif now - used > (_STALE_PART if partial else _UNUSED_ARCHIVE):
                 other.unlink()
             elif not partial:
                 kept.append((used, other))
@@ -263,6 +265,15 @@ def _class_archive_options() -> str:
         part.unlink()
     _PENDING[:] = [(part, path)]
     return f"{_QUIET_CDS} -XX:ArchiveClassesAtExit={part}"
+
+
+def _writer_running(part: Path) -> bool:
+    """Whether the process named in ``part`` (``NAME.jsa.PID.part``) still runs; a name
+    without a pid counts as running (it ages out instead)."""
+    from placement.io.cache import running
+
+    pid = part.name.removesuffix(".part").rpartition(".")[2]
+    return not pid.isdigit() or running(int(pid))
 
 
 def _archive_written(proc: subprocess.Popen[bytes]) -> None:

@@ -114,13 +114,25 @@ def test_only_an_archive_written_to_the_end_gets_its_name(
 def test_a_part_left_by_a_killed_run_is_removed_later(cache: Path) -> None:
     path = session._archive_path()
     assert path is not None
-    stale, fresh = (path.with_name(f"{path.name}.{pid}.part") for pid in (1, 2))
+    # both writers still run (the first process, and this one's parent): only age tells
+    stale, fresh = (path.with_name(f"{path.name}.{pid}.part") for pid in (1, os.getppid()))
     for p in (stale, fresh):
         p.write_bytes(b"half")
     day_ago = stale.stat().st_mtime - 2 * session._STALE_PART
     os.utime(stale, (day_ago, day_ago))
     session._class_archive_options()
     assert not stale.exists() and fresh.exists()  # another run may still be writing that one
+
+
+def test_a_part_whose_writer_has_ended_is_removed_at_once(cache: Path) -> None:
+    path = session._archive_path()
+    assert path is not None
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    orphan = path.with_name(f"{path.name}.{ended.pid}.part")
+    orphan.write_bytes(b"half of 180 MB")
+    session._class_archive_options()
+    assert not orphan.exists()
 
 
 def test_archives_unused_for_a_month_are_removed(cache: Path) -> None:
