@@ -137,16 +137,21 @@ def state_metrics(
     n_rep: np.ndarray,
     obs: np.ndarray,
     n_obs: np.ndarray,
+    isr: np.ndarray,
+    recorded: np.ndarray,
     topic: np.ndarray,
     size: np.ndarray,
     inv: Inventory,
     pol: Policies,
 ) -> dict[str, Any]:
+    """A state's figures; ``isr``: each partition's recorded ISR (PAD-padded, holes
+    allowed), where ``recorded``; elsewhere its sync replicas are its ISR."""
     width = reps.shape[1]
     col = np.arange(width)
     n_sync = np.clip(n_rep - n_obs, 0, None)
     sync_cell = col[None, :] < n_sync[:, None]
     sync_rack = np.where(sync_cell, inv.racks_of(reps), PAD_RACK)
+    sync_ids = np.where(sync_cell, reps, PAD)
     obs_rack = inv.racks_of(obs)
     has = pol.has[topic]
 
@@ -160,15 +165,24 @@ def state_metrics(
     violations = int((has & broken).sum())
 
     # every partition counts, with a policy or not; a broker of unknown rack (NO_RACK)
-    # may sit in the failed rack: it goes down with any of them
+    # may sit in the failed rack: it goes down with any of them. A replica counts as in
+    # sync when the recorded ISR lists it (an observer too), else when it is a sync
+    # replica; observers outside it may be promoted
     failure = {}
-    s_all = sync_cell.sum(axis=1) - (sync_rack == NO_RACK).sum(axis=1)
-    o_all = n_obs - (obs_rack == NO_RACK).sum(axis=1)
+    # (unrecorded: the sync replicas' brokers, wherever listed: a broker listed twice)
+    listed = np.where(recorded[:, None], contains(isr, reps), contains(sync_ids, reps))
+    in_sync = listed & (reps != PAD)
+    outside = (col[None, :] >= n_sync[:, None]) & (col[None, :] < n_rep[:, None]) & ~in_sync
+    rep_rack = inv.racks_of(reps)
     m = pol.min_isr[topic]
+    s0 = in_sync.sum(axis=1)
+    # a recorded ISR short of min ISR shows no promotion: its observers are not caught up
+    stale = recorded & pol.promotes[topic] & (s0 > 0) & (s0 < m)
     for rack in inv.inventory_racks:
         r = inv.code[rack]
-        s = s_all - s_in[:, r]
-        o = o_all - o_in[:, r]
+        alive = (rep_rack >= 0) & (rep_rack != r)
+        s = (in_sync & alive).sum(axis=1)
+        o = np.where(stale, 0, (outside & alive).sum(axis=1))
         short = (s > 0) & (s < m)
         promoted = short & pol.promotes[topic] & (s + o >= m)
         failure[rack] = {
@@ -235,8 +249,11 @@ def read_plan(path: Path) -> list[dict[str, Any]]:
 
 def score(snapshot: Path, plans: list[Path], default_min_isr: int) -> dict[str, Any]:
     brokers, topics = table(snapshot, "brokers"), table(snapshot, "topics")
-    parts = table(snapshot, "partitions").select(
-        ["topic", "partition", "replicas", "observers", "leader", "size_bytes"]
+    parts = table(snapshot, "partitions")
+    if "isr" not in parts.column_names:
+        parts = parts.append_column("isr", pa.nulls(parts.num_rows, pa.list_(pa.int32())))
+    parts = parts.select(
+        ["topic", "partition", "replicas", "observers", "isr", "leader", "size_bytes"]
     )
     pol = Policies(topics, default_min_isr)
     inv_racks = {r for r in brokers.column("rack").to_pylist() if r is not None}
@@ -258,7 +275,10 @@ def score(snapshot: Path, plans: list[Path], default_min_isr: int) -> dict[str, 
         pc.fill_null(leader, 0).to_numpy().astype(np.int64),
     )
     obs, n_obs = padded(parts.column("observers"))
-    base = state_metrics(reps, n_rep, obs, n_obs, topic_idx, size, inv, pol)
+    isr, _ = padded(parts.column("isr"))
+    recorded = parts.column("isr").is_valid().to_numpy(zero_copy_only=False)
+    led = leader.is_valid().to_numpy(zero_copy_only=False)
+    base = state_metrics(reps, n_rep, obs, n_obs, isr, recorded, topic_idx, size, inv, pol)
 
     stride = int(partition.max()) + 1 if len(partition) else 1
     key = topic_idx * stride + partition
@@ -287,11 +307,24 @@ def score(snapshot: Path, plans: list[Path], default_min_isr: int) -> dict[str, 
         a_nrep, a_nobs = n_rep.copy(), n_obs.copy()
         a_reps[rows], a_obs[rows] = widen(p_reps, w_r), widen(p_obs, w_o)
         a_nrep[rows], a_nobs[rows] = p_nrep, p_nobs
-        after = state_metrics(a_reps, a_nrep, a_obs, a_nobs, topic_idx, size, inv, pol)
 
         old_r, new_r = widen(reps, w_r)[rows], a_reps[rows]
         old_o, new_o = widen(obs, w_o)[rows], a_obs[rows]
         changed = (new_r != old_r).any(axis=1) | (new_o != old_o).any(axis=1)
+        # the ISR once the plan completed (`snapshot apply`): a changed partition keeps the
+        # new sync replicas its ISR lists and takes those that were no sync replicas when
+        # it has a leader; observers drop out; an unrecorded ISR stays unrecorded
+        cols = np.arange(w_r)[None, :]
+        old_sync = np.where(cols < (n_rep - n_obs)[rows][:, None], old_r, PAD)
+        new_sync = (cols < (p_nrep - p_nobs)[:, None]) & (new_r != PAD)
+        joins = contains(isr[rows], new_r) | (led[rows][:, None] & ~contains(old_sync, new_r))
+        w_i = max(isr.shape[1], w_r)
+        a_isr = widen(isr, w_i).copy()
+        redo = changed & recorded[rows]
+        a_isr[rows[redo]] = widen(np.where(new_sync & joins, new_r, PAD), w_i)[redo]
+        after = state_metrics(
+            a_reps, a_nrep, a_obs, a_nobs, a_isr, recorded, topic_idx, size, inv, pol
+        )
         added = distinct_not_in(new_r, old_r)
         removed = distinct_not_in(old_r, new_r)
         # cross-rack: an added replica in another rack than its sending broker's (two

@@ -2,12 +2,13 @@
 column expressions (the score's as SQL text, simulate's as Columns); no action, no I/O
 (those are in `run.py`).
 
-Racks are small integers (`RackCodes`). Per partition, the racks of its sync replicas and
-of its observers are counted into a `Packing`: a few bits per rack, packed into longs, built
-by one `aggregate` over each list with a literal broker -> rack-code array shipped with the
-plan (no join). Those words, the topic's policy class (`policy_classes`: the distinct
-policies, min ISRs and promotion rules, numbered on the driver), a flag for a broker listed
-twice and what a plan moves are the partition's `Key`. `summarise` counts the partitions
+Racks are small integers (`RackCodes`). Per partition, the racks of its sync replicas, of
+its observers, of its sync replicas outside its ISR and of its observers in it are counted
+into a `Packing`: a few bits per rack, packed into longs, built by one `aggregate` over each
+list with a literal broker -> rack-code array shipped with the plan (no join). Those words,
+the topic's policy class (`policy_classes`: the distinct policies, min ISRs and promotion
+rules, numbered on the driver), a flag for a broker listed twice, one for a recorded ISR
+and what a plan moves are the partition's `Key`. `summarise` counts the partitions
 per key and the replicas, leaders and bytes per broker in one group-by; the driver then
 judges each distinct key once (`Key.totals`: does it meet its policy, what does each
 rack's failure leave), so Spark's code holds no rule of the policy or of a failure.
@@ -297,16 +298,65 @@ def with_policy(policies: DataFrame, default_min_isr: int, missing: int = -1) ->
     return transform
 
 
+def isr_after_sql(new: str, new_obs: str) -> str:
+    """SQL: the ISR once a reassignment to ``new`` replicas, ``new_obs`` observers (never
+    null) completed, over the columns ``replicas``, ``observers``, ``isr`` and ``leader`` of
+    the partition as it is: `snapshot apply`'s rule (`placement.snapshot.apply.after`). An
+    entry that changes nothing, or a null ISR, leaves the ISR as it is; else the new sync
+    replicas that were in the ISR keep their membership and those that were not sync
+    replicas before are in it when the partition has a leader (nobody to copy from
+    otherwise); observers drop out. `applied` and `with_plans` both use it."""
+    changed = f"({new} != replicas OR {new_obs} != {OBSERVERS})"
+    new_sync = f"slice({new}, 1, greatest(size({new}) - size({new_obs}), 0))"
+    kept = (
+        f"filter({new_sync}, y -> array_contains(isr, y) OR "
+        f"(leader IS NOT NULL AND NOT array_contains({SYNC_REPLICAS}, y)))"
+    )
+    # a full ISR with a leader keeps every new sync replica: no lambda for the common case
+    return (
+        f"CASE WHEN isr IS NULL OR NOT {changed} THEN isr "
+        f"WHEN leader IS NOT NULL AND isr = {SYNC_REPLICAS} THEN {new_sync} "
+        f"ELSE {kept} END"
+    )
+
+
+# the ISR a row is judged by: the recorded one, else (null) the sync replicas
+EFFECTIVE_ISR = f"coalesce(isr, {SYNC_REPLICAS})"
+# the ISR is the sync replicas: none of them lags, and only an observer listed among the
+# sync replicas too (a broker listed twice) can be in it
+FULL_ISR = f"(isr IS NULL OR isr = {SYNC_REPLICAS})"
+
+
 def with_histograms(racks: RackCodes, packing: Packing) -> Any:
     """Add ``sync_hist0``... and ``obs_hist0``...: the racks of the sync replicas (the first
-    ``replicas - observers`` of ``replicas``) and of the observers, packed by ``packing``."""
+    ``replicas - observers`` of ``replicas``) and of the observers, packed by ``packing``;
+    and, against the row's ISR (``isr``; null: the sync replicas), ``lag_hist0``...: the
+    racks of the sync replicas outside it, and ``prom_hist0``...: of the observers in it
+    (promoted). The ISR's racks are then sync - lag + prom, the observers' outside it
+    obs - prom (`Key.totals`); both are 0 where the ISR is the sync replicas, the common
+    case, which skips the lambdas."""
     slot = racks.slot_sql()
 
+    def histogram(brokers: str) -> list[str]:
+        return packing.histogram(brokers, slot)
+
     def transform(parts: DataFrame) -> DataFrame:
-        sync = packing.histogram(SYNC_REPLICAS, slot)
-        obs = packing.histogram(OBSERVERS, slot)
-        names = [*_words("sync_hist", packing), *_words("obs_hist", packing)]
-        named = zip([*sync, *obs], names, strict=True)
+        sync, obs = histogram(SYNC_REPLICAS), histogram(OBSERVERS)
+        lagging = f"filter({SYNC_REPLICAS}, y -> NOT array_contains({EFFECTIVE_ISR}, y))"
+        promoted = f"filter({OBSERVERS}, y -> array_contains({EFFECTIVE_ISR}, y))"
+        none = (
+            f"size({OBSERVERS}) = 0 OR ({FULL_ISR} AND NOT "
+            f"arrays_overlap({SYNC_REPLICAS}, {OBSERVERS}))"
+        )
+        lag = [f"CASE WHEN {FULL_ISR} THEN 0L ELSE {e} END" for e in histogram(lagging)]
+        prom = [f"CASE WHEN {none} THEN 0L ELSE {e} END" for e in histogram(promoted)]
+        names = [
+            *_words("sync_hist", packing),
+            *_words("obs_hist", packing),
+            *_words("lag_hist", packing),
+            *_words("prom_hist", packing),
+        ]
+        named = zip([*sync, *obs, *lag, *prom], names, strict=True)
         return parts.selectExpr("*", *(f"{e} AS {n}" for e, n in named))
 
     return transform
@@ -364,6 +414,10 @@ MOVES = (
     "in_snapshot",
 )
 
+# the racks `with_histograms` packs: of the sync replicas, the observers, the sync replicas
+# outside the ISR (lagging) and the observers in it (promoted)
+HISTOGRAMS = ("sync", "obs", "lag", "prom")
+
 MOVEMENT = (
     "partitions_changed",
     "replicas_added",
@@ -412,11 +466,12 @@ class Key:
         widths += [("n_replicas", count)]
         flags = {"partitions_changed", "bytes_unknown_partitions", "in_snapshot"}
         widths += [(m, 1 if m in flags else count) for m in MOVES]
+        widths += [("recorded", 1)]  # the ISR is recorded (not null)
         # the histograms' words as they are, each as wide as the slots it holds (4 racks and
-        # lists of up to 7 brokers: 15 bits each, and the whole key fits one long)
+        # lists of up to 7 brokers: 15 bits each)
         for w in range(packing.words):
             used = count * min(packing.per_word, packing.slots - w * packing.per_word)
-            widths += [(f"sync_hist{w}", used), (f"obs_hist{w}", used)]
+            widths += [(f"{h}_hist{w}", used) for h in HISTOGRAMS]
         return cls.of(widths, packing)
 
     @property
@@ -445,8 +500,11 @@ class Key:
         """A state's sums from its header groups, each (the key's values, partitions,
         bytes): ``partitions``, `state_count_names`, `MOVEMENT` and ``in_snapshot``. A key
         breaks its policy when a broker is listed twice or its racks' counts differ from
-        the policy's; a rack's failure leaves it what `classify` says of the sync replicas
-        and observers on known racks other than that one (`survives_rack_loss`)."""
+        the policy's. A rack's failure leaves it what `placement.simulate.failure.judge`
+        says, as `with_failure` counts it: ``s``, the replicas in the row's ISR, and ``o``,
+        the observers outside it, on known racks other than that one
+        (`survives_rack_loss`); a recorded ISR already short of min ISR on a promoting
+        policy promotes nobody more (no observer outside it is caught up)."""
         from placement.simulate.failure import Outcome, classify
 
         out = dict.fromkeys(["partitions", *state_count_names(racks), *MOVEMENT, "in_snapshot"], 0)
@@ -455,6 +513,8 @@ class Key:
             f = self.decode(values)
             sync = tuple(f[f"sync_hist{i}"] for i in range(w))
             obs = tuple(f[f"obs_hist{i}"] for i in range(w))
+            lag = p.counts([f[f"lag_hist{i}"] for i in range(w)])
+            prom = p.counts([f[f"prom_hist{i}"] for i in range(w)])
             policy = classes[f["class"]]
             out["partitions"] += n
             out["n_replicas"] += n * f["n_replicas"]
@@ -467,12 +527,15 @@ class Key:
             out["in_snapshot"] += n * f["in_snapshot"]
             out["bytes_to_move"] += size * f["replicas_added"]
             out["cross_rack_bytes"] += size * f["replicas_across_racks"]
-            s_in, o_in = p.counts(sync), p.counts(obs)
-            s_known, o_known = sum(s_in) - s_in[racks.unknown], sum(o_in) - o_in[racks.unknown]
+            # per slot: the replicas in the ISR, the observers outside it
+            s_in = [s - g + q for s, g, q in zip(p.counts(sync), lag, prom, strict=True)]
+            o_in = [o - q for o, q in zip(p.counts(obs), prom, strict=True)]
+            s0 = sum(s_in)  # with no broker down (brokers of unknown rack included)
+            s_known, o_known = s0 - s_in[racks.unknown], sum(o_in) - o_in[racks.unknown]
+            stale = f["recorded"] and policy.promotes and 0 < s0 < policy.min_isr
             for code in racks.inventory:
-                outcome = classify(
-                    s_known - s_in[code], o_known - o_in[code], policy.min_isr, policy.promotes
-                )
+                o = 0 if stale else o_known - o_in[code]
+                outcome = classify(s_known - s_in[code], o, policy.min_isr, policy.promotes)
                 if outcome is not Outcome.AVAILABLE:
                     out[f"{racks.names[code]}\x00{outcome.value}"] += n
         return out
@@ -494,11 +557,12 @@ def state_count_names(racks: RackCodes) -> list[str]:
 def with_state_key(key: Key) -> Any:
     """After `with_policy`, `with_histograms` and `with_plans`: the rows as `summarise`
     reads them, their figures replaced by their `Key` columns."""
-    histograms = [*_words("sync_hist", key.packing), *_words("obs_hist", key.packing)]
+    histograms = [w for h in HISTOGRAMS for w in _words(f"{h}_hist", key.packing)]
     values = {
         "class": "cls",
         "duplicates": flag_sql("size(array_distinct(replicas)) != size(replicas)"),
         "n_replicas": "size(replicas)",
+        "recorded": flag_sql("isr IS NOT NULL"),
         **{m: m for m in MOVES},
         **{h: h for h in histograms},
     }
@@ -574,7 +638,9 @@ def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
     `placement.plan.summary.crosses_racks`; times the size, the cross-rack bytes),
     ``bytes_unknown_partitions``: 1 where the partition gains replicas and its size is
     unknown (the byte counts leave it out), and ``in_snapshot``: how many
-    of the plan's entries found the partition; 0 each in the other rows). Summed per plan,
+    of the plan's entries found the partition; 0 each in the other rows). Each row carries
+    its ``isr``: the recorded one, and after a plan the one `isr_after_sql` gives (the
+    rule of `applied` and `snapshot apply`). Summed per plan,
     the rows of plan ``i`` are the difference it makes, so the state after it is the
     snapshot plus that difference.
 
@@ -586,7 +652,9 @@ def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
 
     code = racks.code_sql()
 
-    def state(plan: str, replicas: str, observers: str, w: int, moves: Sequence[str]) -> str:
+    def state(
+        plan: str, replicas: str, observers: str, isr: str, w: int, moves: Sequence[str]
+    ) -> str:
         fields = [
             ("topic", "topic"),
             ("partition", "`partition`"),
@@ -594,6 +662,7 @@ def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
             ("plan", plan),
             ("replicas", replicas),
             ("observers", observers),
+            ("isr", isr),
             ("w", str(w)),
             *zip(MOVES, moves, strict=True),
         ]
@@ -613,12 +682,13 @@ def with_plans(plans: Sequence[DataFrame], racks: RackCodes) -> Any:
             flag_sql(f"size_bytes IS NULL AND size({added}) > 0"),
             f"{c}.listed",
         ]
-        return state(f"{c}.plan", new, new_obs, 1, moves)
+        return state(f"{c}.plan", new, new_obs, isr_after_sql(new, new_obs), 1, moves)
 
     def both(c: str) -> str:
-        return f"array({state(f'{c}.plan', 'replicas', OBSERVERS, -1, nothing)}, {after(c)})"
+        was = state(f"{c}.plan", "replicas", OBSERVERS, "isr", -1, nothing)
+        return f"array({was}, {after(c)})"
 
-    stands = f"array({state('-1', 'replicas', 'observers', 1, nothing)})"
+    stands = f"array({state('-1', 'replicas', 'observers', 'isr', 1, nothing)})"
 
     def transform(parts: DataFrame) -> DataFrame:
         rows = stands
@@ -661,23 +731,13 @@ def applied(plan: DataFrame) -> Any:
 
     def transform(parts: DataFrame) -> DataFrame:
         joined = parts.join(entries, ["topic", "partition"], "left")
-        old_obs, new_obs = F.coalesce("observers", empty), F.coalesce("new_observers", empty)
+        new_obs = F.coalesce("new_observers", empty)
         new = F.col("new_replicas")
-        changed = F.col("listed").isNotNull() & ((new != F.col("replicas")) | (new_obs != old_obs))
-        was_sync = sync_replicas()
-        new_sync = F.slice(new, 1, F.greatest(F.size(new) - F.size(new_obs), F.lit(0)))
-        isr = F.col("isr")
-        led = F.col("leader").isNotNull()
-        kept = F.filter(
-            new_sync,
-            lambda b: F.array_contains(isr, b) | (led & ~F.array_contains(was_sync, b)),
-        )
         listed = F.col("listed").isNotNull()
+        isr = F.expr(isr_after_sql("new_replicas", f"coalesce(new_observers, {EMPTY_IDS})"))
         # the ISR first, from the old replicas: in one select Spark would read "replicas"
         # in the lambda as the new column aliased so (a lateral column alias)
-        with_isr = joined.withColumn(
-            "\x00isr", F.when(changed & isr.isNotNull(), kept).otherwise(isr)
-        )
+        with_isr = joined.withColumn("\x00isr", F.when(listed, isr).otherwise(F.col("isr")))
         return with_isr.select(
             "topic",
             "partition",

@@ -208,3 +208,55 @@ def test_reference_agrees_with_broker_ids_far_from_zero(
     assert bench_score.compare(got, want) == []
     assert got["baseline"]["violations"] > 0
     assert {b["broker"] for b in got["baseline"]["brokers"]} == set(new.values())
+
+
+def test_reference_agrees_on_lagging_promoted_and_unrecorded_isrs(
+    spark: Any, bench: Any, tmp_path: Path
+) -> None:
+    """Both take the ISR the snapshot records (an observer listed there counts, a null one
+    is the sync replicas, a short one on a promoting policy promotes nobody more), and
+    after a plan the ISR `snapshot apply` leaves (a partition without a leader gains no
+    in-sync replica): synth records full ISRs, so some are made short, reordered, empty,
+    unrecorded, or list an observer."""
+    import pyarrow as pa
+
+    from placement.io.snapshot import Snapshot
+
+    bench_score, score_ref = bench
+    base = synth(SynthSpec(36, 3, 12, 60, violations=0.05, seed=11)).snapshot
+    parts = base.partitions.to_pylist()
+    assert any(p["observers"] for p in parts)
+    for i, p in enumerate(parts):
+        isr, observers = p["isr"], p["observers"] or []
+        if i % 5 == 0:
+            p["isr"] = isr[:1]  # the others lag
+        elif i % 5 == 1:
+            p["isr"] = None
+        elif i % 5 == 2 and observers:
+            p["isr"] = [*isr[1:], observers[0]]  # a sync replica lags, an observer promoted
+        elif i % 5 == 3:
+            p["isr"] = isr[::-1]
+        if i % 7 == 3:
+            p["leader"] = None
+        if i % 31 == 4:
+            p["isr"], p["leader"] = [], None
+    snap, full = tmp_path / "snap", tmp_path / "full"
+    write_snapshot(
+        snap,
+        Snapshot(
+            base.brokers, base.topics, pa.Table.from_pylist(parts, schema=base.partitions.schema)
+        ),
+    )
+    write_snapshot(full, base)
+    plans = [tmp_path / "a.json", tmp_path / "b.json"]
+    bench_score.make_plan(snap, plans[0], seed=1, every=3)
+    bench_score.make_plan(snap, plans[1], seed=2, every=1)
+
+    got = run_score(snap, plans, master="local[2]", default_min_isr=2).model_dump()
+    want = score_ref.score(snap, plans, 2)
+    got["plans"].sort(key=lambda p: p["plan"])
+    assert bench_score.compare(got, want) == []
+    # the recorded ISRs count: the same cluster with full ISRs fails otherwise
+    whole = score_ref.score(full, plans, 2)
+    assert want["baseline"]["rack_failure"] != whole["baseline"]["rack_failure"]
+    assert want["plans"][1]["rack_failure"] != whole["plans"][1]["rack_failure"]
