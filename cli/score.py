@@ -76,8 +76,9 @@ def score(
     Per plan: partitions changed, replicas added/removed, bytes to move, cross-rack bytes,
     policy violations before/after, replicas/leaders/bytes per broker (min, max, mean,
     stddev), and per rack what its failure would leave offline, under min ISR or promoted,
-    with every sync replica in sync (plans are ranked, not the cluster's momentary lag:
-    `simulate` takes the recorded ISR).
+    as `simulate --fail-rack` counts it: from the ISR the snapshot records (the sync
+    replicas where it records none) and, after a plan, the ISR its completed reassignment
+    leaves.
 
     score = 100 - 50 x violations_after / partitions - 20 x replicas_added / replicas
     - 20 x min(1, stddev / mean of replicas per broker) - 10 x (offline + under_min_isr
@@ -242,10 +243,8 @@ def render(report: Any, bars: int = 20) -> None:
             _stats(getattr(base.balance, metric), unit, suffix),
             [_stats(getattr(p.balance, metric), unit, suffix) for p in plans],
         )
-    if base.rack_failure:  # not the recorded ISR: the same words never mean two figures
-        table.caption = (
-            "rack down: with every sync replica in sync (simulate takes the recorded ISR)"
-        )
+    if base.rack_failure:
+        table.caption = "rack down: from the recorded ISR, as simulate counts it"
     for rack in sorted(base.rack_failure):
         b = base.rack_failure[rack]
         row(

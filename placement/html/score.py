@@ -107,7 +107,7 @@ def render_score(report: ScoreReport, *, source: str = "") -> str:
     page.section("Plans, best first", *_plans(report, names), name="plans")
     page.section("Load per rack", *_racks(report, names), name="racks")
     page.section(
-        "Rack failures, with every sync replica in sync",
+        "Rack failures, from the recorded ISR",
         *_failures(report, names),
         name="failures",
     )
@@ -338,14 +338,14 @@ def _failures(report: ScoreReport, names: list[str]) -> list[str]:
     drawn = states[: CHART_PLANS + 1]
     return [
         paragraph(
-            "Each rack taken down in turn, as the snapshot stands and after each plan, with "
-            "every sync replica in sync (plans are ranked, not the cluster's momentary lag; "
-            "simulate takes the ISR the cluster recorded): the partitions left offline, "
-            "under min ISR, or served by promoted observers."
+            "Each rack taken down in turn, as the snapshot stands and after each plan, from "
+            "the ISR the snapshot records (after a plan, the ISR its completed reassignment "
+            "leaves), as simulate counts it: the partitions left offline, under min ISR, or "
+            "served by promoted observers."
         ),
         chart(
             "failures",
-            "per rack down, with every sync replica in sync: offline, under min ISR, promoted",
+            "per rack down, from the recorded ISR: offline, under min ISR, promoted",
             (min(14.0, max(7.0, 0.6 * len(racks) * len(drawn))), 3.0),
             lambda f: _draw_failures(f, report, racks, len(drawn)),
         ),

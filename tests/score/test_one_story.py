@@ -200,11 +200,11 @@ def test_score_reads_the_policies_a_plan_sets_from_its_policy_dir(
     assert old.exit_code == 2 and "holds no topics.json" in old.stderr
 
 
-def test_score_says_its_rack_failures_assume_every_sync_replica_in_sync(
+def test_score_says_its_rack_failures_take_the_recorded_isr(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # score's rack failures count the sync replicas as the ISR (it ranks plans), simulate
-    # takes the recorded ISR: the label says which figure it is
+    # score's rack failures are simulate's, from the recorded ISR: the label says so, and
+    # no longer that every sync replica counts as in sync
     from mrc_plan_cli.score import render
     from placement.html.score import render_score
     from placement.score.report import ScoreReport
@@ -214,6 +214,9 @@ def test_score_says_its_rack_failures_assume_every_sync_replica_in_sync(
     assert report.baseline.rack_failure
     render(report, bars=0)
     out = capsys.readouterr().out
-    assert "rack down: with every sync replica in sync" in " ".join(out.split())
+    text = " ".join(out.split())
+    assert "rack down: from the recorded ISR" in text
+    assert "every sync replica in sync" not in text
     page = render_score(report, source="fixture")
-    assert "Rack failures, with every sync replica in sync" in page
+    assert "Rack failures, from the recorded ISR" in page
+    assert "every sync replica in sync" not in page
