@@ -62,6 +62,7 @@ COLUMNS = {
     "observers": "INTEGER[]",
     "size_bytes": "BIGINT",
     "leader": "INTEGER",  # the recorded leader: the sending broker of a move
+    "isr": "INTEGER[]",  # the recorded ISR (NULL: the sync replicas)
 }
 
 
@@ -218,13 +219,17 @@ class Scorer:
         return f"getvariable('rack_of')[{b} + 1]" if self.dense else f"getvariable('rack_of')[{b}]"
 
     def state_sums(self, source: str) -> str:
-        """SQL: one row of weighted sums over ``source`` (topic, replicas, observers,
+        """SQL: one row of weighted sums over ``source`` (topic, replicas, observers, isr,
         size_bytes, w): partitions, replicas, violations, and per rack with brokers (code
         k) the partitions its failure leaves offline, under min ISR or promoted
-        (``k{k}_offline`` ...)."""
+        (``k{k}_offline`` ...). The survivors are the replicas in the ISR (the recorded
+        one, else the sync replicas; an observer listed there counts) and the observers
+        outside it; a recorded ISR already short of min ISR on a promoting policy promotes
+        nobody more (its observers outside it are not caught up)."""
         survivors = ",\n".join(
-            f"len(list_filter(sc, c -> c IS NOT NULL AND c <> {k})) AS s{k}, "
-            f"len(list_filter(oc, c -> c IS NOT NULL AND c <> {k})) AS o{k}"
+            f"len(list_filter(ic, c -> c IS NOT NULL AND c <> {k})) AS s{k}, "
+            f"CASE WHEN stale THEN 0 "
+            f"ELSE len(list_filter(xc, c -> c IS NOT NULL AND c <> {k})) END AS o{k}"
             for k, _ in self.racks
         )
         outcomes = []
@@ -237,21 +242,32 @@ class Scorer:
                 f"sum(w * {promoted}::INT) AS k{k}_promoted",
             ]
         sync = "s.replicas[1:greatest(len(s.replicas) - len(coalesce(s.observers, [])), 0)]"
+        code = self.rack_code("b")
         return f"""
-            WITH coded AS (
+            WITH effective AS (
+                SELECT *, coalesce(s.isr, {sync}) AS eff FROM ({source}) s
+            ),
+            coded AS (
                 SELECT
                     s.w, s.replicas,
-                    list_transform({sync}, b -> {self.rack_code("b")}) AS sc,
-                    list_transform(coalesce(s.observers, []), b -> {self.rack_code("b")}) AS oc,
+                    list_transform({sync}, b -> {code}) AS sc,
+                    list_transform(coalesce(s.observers, []), b -> {code}) AS oc,
+                    -- the racks of the replicas in the ISR, of the observers outside it
+                    list_transform(list_filter(s.replicas, b -> list_contains(eff, b)),
+                        b -> {code}) AS ic,
+                    list_transform(list_filter(coalesce(s.observers, []),
+                        b -> NOT list_contains(eff, b)), b -> {code}) AS xc,
+                    s.isr IS NOT NULL AS recorded,
                     p.want_sync, p.want_obs,
                     -- a topic the topics table lacks: the default min ISR, no promotion
                     coalesce(p.min_isr, {self.default_min_isr}) AS min_isr,
                     coalesce(p.promotes, false) AS promotes
-                FROM ({source}) s LEFT JOIN pol p ON p.topic = s.topic
+                FROM effective s LEFT JOIN pol p ON p.topic = s.topic
             ),
             judged AS (
                 SELECT
                     w, len(replicas) AS n_replicas, min_isr, promotes,
+                    recorded AND promotes AND len(ic) > 0 AND len(ic) < min_isr AS stale,
                     -- no policy (or no topics row): never a violation
                     CASE WHEN want_sync IS NULL THEN 0 ELSE (
                         len(list_distinct(replicas)) <> len(replicas)
@@ -335,7 +351,7 @@ class Scorer:
             CREATE TABLE moved AS
             SELECT p.topic, p.size_bytes, coalesce(p.leader, p.replicas[1]) AS sender,
                 p.replicas AS old, coalesce(p.observers, []) AS old_obs,
-                e.replicas AS new, e.observers AS new_obs
+                e.replicas AS new, e.observers AS new_obs, p.isr AS old_isr, p.leader
             FROM parts p JOIN entries e ON p.topic = e.topic AND p."partition" = e."partition"
             """
         )
@@ -344,12 +360,24 @@ class Scorer:
         ).fetchone()
         if found != listed:
             raise SystemExit(f"{plan}: {listed - found} entries are not in the snapshot")
+        # the ISR once the reassignment completed (`snapshot apply`): a changed partition
+        # keeps the new sync replicas its ISR lists and takes those that were no sync
+        # replicas when it has a leader; observers drop out; NULL stays NULL
+        new_sync = "new[1:greatest(len(new) - len(new_obs), 0)]"
+        old_sync = "old[1:greatest(len(old) - len(old_obs), 0)]"
+        after = f"""
+            CASE WHEN old_isr IS NULL OR (new = old AND new_obs = old_obs) THEN old_isr
+            ELSE list_filter({new_sync}, b -> list_contains(old_isr, b)
+                OR (leader IS NOT NULL AND NOT list_contains({old_sync}, b))) END
+        """
         self.add_state(
             state,
-            """
-            SELECT topic, old AS replicas, old_obs AS observers, size_bytes, -1 AS w FROM moved
+            f"""
+            SELECT topic, old AS replicas, old_obs AS observers, old_isr AS isr, size_bytes,
+                -1 AS w
+            FROM moved
             UNION ALL
-            SELECT topic, new, new_obs, size_bytes, 1 FROM moved
+            SELECT topic, new, new_obs, {after}, size_bytes, 1 FROM moved
             """,
         )
         code = self.rack_code
@@ -501,7 +529,7 @@ class Scorer:
 def score(snapshot: Path, plans: list[str], default_min_isr: int, threads: int) -> dict[str, Any]:
     """The report `mrc-plan score --snapshot SNAPSHOT --plan ...` writes, from DuckDB."""
     s = Scorer(snapshot, default_min_isr, threads)
-    s.add_state(0, "SELECT topic, replicas, observers, size_bytes, 1 AS w FROM parts")
+    s.add_state(0, "SELECT topic, replicas, observers, isr, size_bytes, 1 AS w FROM parts")
     for state, plan in enumerate(plans, 1):
         s.add_plan(state, plan)
     s.finish()
