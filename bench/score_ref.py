@@ -150,8 +150,8 @@ def state_metrics(
     col = np.arange(width)
     n_sync = np.clip(n_rep - n_obs, 0, None)
     sync_cell = col[None, :] < n_sync[:, None]
-    sync_rack = np.where(sync_cell, inv.racks_of(reps), PAD_RACK)
-    sync_ids = np.where(sync_cell, reps, PAD)
+    rep_rack = inv.racks_of(reps)
+    sync_rack = np.where(sync_cell, rep_rack, PAD_RACK)
     obs_rack = inv.racks_of(obs)
     has = pol.has[topic]
 
@@ -170,10 +170,10 @@ def state_metrics(
     # replica; observers outside it may be promoted
     failure = {}
     # (unrecorded: the sync replicas' brokers, wherever listed: a broker listed twice)
-    listed = np.where(recorded[:, None], contains(isr, reps), contains(sync_ids, reps))
-    in_sync = listed & (reps != PAD)
+    w_i = max(width, isr.shape[1])
+    sync_ids = widen(np.where(sync_cell, reps, PAD), w_i)
+    in_sync = contains(np.where(recorded[:, None], widen(isr, w_i), sync_ids), reps)
     outside = (col[None, :] >= n_sync[:, None]) & (col[None, :] < n_rep[:, None]) & ~in_sync
-    rep_rack = inv.racks_of(reps)
     m = pol.min_isr[topic]
     s0 = in_sync.sum(axis=1)
     # a recorded ISR short of min ISR shows no promotion: its observers are not caught up
