@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint demo bench clean schemas fuzz docs
+.PHONY: install test lint demo bench clean schemas fuzz docs transcripts
 
 install: $(STAMP)
 
@@ -83,6 +83,10 @@ schemas: $(STAMP)
 # docs/cli.md and docs/rules.md from the commands and the rule registry (a test fails on drift)
 docs: $(STAMP)
 	$(BIN)/python scripts/gendocs.py
+
+# rewrite the `$ mrc-plan` blocks of README.md and docs/ from the commands in the script
+transcripts: $(STAMP)
+	$(BIN)/python scripts/transcripts.py
 
 clean:
 	rm -rf $(VENV) .venv-kafka-utils .venv-kafka-tools .venv-duckdb build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
