@@ -2,8 +2,8 @@
 helpers every command uses to show untrusted text (names, paths, input) through rich.
 
 Without colour (a pipe, a file, NO_COLOR) the report is the same text without rich: `validate`
-is run once per file by editors and hooks, and rich's console costs ~30 ms to import (issue
-17). `_plain` is what rich prints for the markup below, tags dropped: the two are held equal by
+is run once per file by editors and hooks, and rich's console costs ~30 ms to import.
+`_plain` is what rich prints for the markup below, tags dropped: the two are held equal by
 tests/cli/test_render_plain.py.
 """
 
