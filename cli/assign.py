@@ -83,7 +83,7 @@ InventoryOpt = Annotated[
     Path | None,
     typer.Option(
         help="Broker inventory: JSON, CSV, a directory of server.properties, or what the "
-        "cluster prints (README: Where an inventory comes from). Optional with a snapshot as "
+        "cluster prints (docs/inputs.md: Where an inventory comes from). Optional with a snapshot as "
         "--current: its brokers table gives the brokers and racks.",
         show_default=False,
     ),

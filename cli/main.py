@@ -119,7 +119,7 @@ InventoryOpt = Annotated[
     typer.Option(
         help="Broker inventory: JSON, CSV, a directory of server.properties, or saved "
         "kafka-broker-api-versions, kafka-configs --describe --all or zookeeper-shell output "
-        "(README: Where an inventory comes from). Checks racks "
+        "(docs/inputs.md: Where an inventory comes from). Checks racks "
         "exist and have enough brokers, and gives describe output's partitions their racks."
     ),
 ]

@@ -105,7 +105,7 @@ def from_describe(
         Path,
         typer.Option(
             help="Broker inventory: JSON, CSV, a directory of server.properties, or what the "
-            "cluster prints (README: Where an inventory comes from)."
+            "cluster prints (docs/inputs.md: Where an inventory comes from)."
         ),
     ],
     out: Annotated[Path, typer.Option(help="Output snapshot directory.")],
