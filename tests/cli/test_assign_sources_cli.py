@@ -115,8 +115,18 @@ def test_policy_changes_are_written_beside_the_plan(cli: Cli, tmp_path: Path) ->
     r = _changes_run(cli, tmp_path, "--policy-dir", pol)
     assert r.exit_code == 0, r.output
     files = {p.name: p.read_text() for p in pol.iterdir()}
-    assert set(files) == {"payments.json", "legacy-events.json", "refunds.json", SCRIPT}
+    assert set(files) == {
+        "payments.json",
+        "legacy-events.json",
+        "refunds.json",
+        SCRIPT,
+        "topics.json",
+    }
     wanted = {t.name: t.policy for t in read_topics(CHANGES)}
+    # the changes read back as a topics file: the policies the plan sets, nothing else
+    assert {t.name: t.policy for t in read_topics(pol / "topics.json")} == {
+        t: wanted[t] for t in ("payments", "legacy-events", "refunds")
+    }
     for topic in ("payments", "legacy-events", "refunds"):
         assert PlacementPolicy.model_validate_json(files[f"{topic}.json"]) == wanted[topic]
     script = files[SCRIPT]
