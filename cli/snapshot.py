@@ -148,6 +148,95 @@ def from_describe(
     )
 
 
+@app.command("from-cluster")
+@handle_errors
+def from_cluster(
+    bootstrap_server: Annotated[
+        str,
+        typer.Option(
+            "--bootstrap-server", help="HOST:PORT of the cluster (a comma-separated list works)."
+        ),
+    ],
+    out: Annotated[Path, typer.Option(help="Output snapshot directory.")],
+    command_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--command-config",
+            help="Kafka client properties, as for kafka-topics (security.protocol, "
+            "sasl.mechanism, sasl.jaas.config, ssl.*); no secret of it is ever shown.",
+        ),
+    ] = None,
+    inventory: Annotated[
+        Path | None,
+        typer.Option(help="Broker inventory: the racks of brokers that report none."),
+    ] = None,
+    sizes: Annotated[Path | None, SizesOption] = None,
+    timeout: Annotated[
+        float, typer.Option(min=0.1, max=3600, help="Seconds for the whole read.")
+    ] = 30.0,
+    skip_unauthorized: Annotated[
+        bool,
+        typer.Option(
+            "--skip-unauthorized",
+            help="Leave out the topics the client may not describe (listed on stderr) "
+            "instead of stopping.",
+        ),
+    ] = False,
+) -> None:
+    """Build a snapshot by reading a live cluster (read-only: describe and metadata
+    requests only), as from-describe would from its describe output."""
+    from placement.errors import require
+
+    require("kafka", "`mrc-plan snapshot from-cluster`")  # the client and the snapshot's
+    from placement.io.cluster import (
+        ClusterConfig,
+        read_cluster,
+        snapshot_from_cluster,
+    )
+    from placement.io.cluster_config import ClientSettings, load_command_config
+    from placement.io.convert import coverage_notes, load_sizes
+    from placement.io.inventory import load_inventory
+    from placement.io.outputs import Outputs
+    from placement.io.snapshot import add_snapshot_output, write_snapshot_files
+
+    from .render import safe
+
+    outputs = Outputs.of(
+        [("--command-config", command_config), ("--inventory", inventory), ("--sizes", sizes)]
+    )
+    snap_out = add_snapshot_output(outputs, "--out", out)
+    client = load_command_config(command_config) if command_config else ClientSettings()
+    config = ClusterConfig(bootstrap_server, client, timeout)
+    with outputs:  # the checks and the temporary directory, before the work
+        inv = load_inventory(inventory).inventory if inventory else None
+        loaded = load_sizes(sizes) if sizes else None
+        started = time.perf_counter()
+        state = read_cluster(config, skip_unauthorized=skip_unauthorized)
+        made = snapshot_from_cluster(state, inv, loaded.sizes if loaded else None)
+        write_snapshot_files(snap_out.staged(), made.snapshot)
+        written = outputs.commit()
+    notes = list(made.notes)
+    if client.ignored:
+        notes.append(f"--command-config: {', '.join(client.ignored)} have no effect on this read")
+    if loaded is not None:
+        keys = {(p.topic, p.partition) for p in made.describe.partitions}
+        notes += loaded.notes + coverage_notes(loaded.sizes, keys, str(sizes), config.bootstrap)
+    else:
+        notes.append(
+            "no sizes: the client library (confluent-kafka) has no DescribeLogDirs; give "
+            "--sizes with what kafka-log-dirs --describe prints"
+        )
+    for note in notes:
+        sys.stderr.write(f"note: {safe(note)}\n")
+    report(outputs, written, skip=["--out"])
+    snap = made.snapshot
+    sys.stderr.write(
+        f"wrote {safe(out)}: {snap.brokers.num_rows} brokers, {snap.topics.num_rows} "
+        f"topics, {snap.partitions.num_rows} partitions read from {safe(config.bootstrap)} "
+        f"in {time.perf_counter() - started:.1f} s\n"
+    )
+
+
 def _bytes(n: int) -> str:
     value = float(n)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):

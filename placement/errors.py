@@ -54,9 +54,15 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "plan": ("numpy", "pyarrow", "ortools"),  # assign: the planner
     "report": ("matplotlib",),  # the charts of the HTML reports
     "spark": ("numpy", "pyarrow", "pyspark"),  # score, simulate --spark
+    "kafka": ("confluent_kafka", "numpy", "pyarrow"),  # snapshot from-cluster
 }
 # the extra that brings a module no matter the command (numpy and pyarrow: the command's)
-_EXTRA_OF = {"ortools": "plan", "matplotlib": "report", "pyspark": "spark"}
+_EXTRA_OF = {
+    "ortools": "plan",
+    "matplotlib": "report",
+    "pyspark": "spark",
+    "confluent_kafka": "kafka",
+}
 OPTIONAL_MODULES = frozenset(m for modules in EXTRAS.values() for m in modules)
 
 
