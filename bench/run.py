@@ -31,7 +31,7 @@ from harness import ROOT
 # the default set, in this order
 BENCHMARKS = [
     "validate", "synth", "assign", "rebalance", "quality", "score", "simulate", "logdirs", "report",
-    "engines", "spark_start", "layout",
+    "engines", "spark_start", "layout", "from_cluster",
 ]  # fmt: skip
 # heavy (minutes), not in the default set: run by name
 HEAVY = ["exit", "install"]
