@@ -13,7 +13,7 @@ from pathlib import Path
 from placement.errors import InputError, UsageError
 from placement.io.limits import PROPERTIES_BYTES
 from placement.io.properties import PropertiesSyntaxError, Property, parse_properties
-from placement.io.textfile import read_text, short
+from placement.io.textfile import read_text, short, starts_with
 
 WHAT = "the client properties (--command-config)"
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -59,6 +59,7 @@ IGNORED = frozenset(
         "ssl.keymanager.algorithm",
     )
 )
+_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # what a client setting's key looks like
 _JAAS = re.compile(
     r"^\s*(?P<module>[A-Za-z0-9_.$]+)\s+(?:required|requisite|sufficient|optional)"
     r"(?P<options>.*?);?\s*$",
@@ -228,6 +229,18 @@ def load_command_config(path: str | Path) -> ClientSettings:
             "no Kafka client setting found",
             "a --command-config file holds key=value lines such as security.protocol=SASL_SSL",
         )
+    lines = text.splitlines()
+    for prop in props:
+        raw = lines[prop.line - 1] if prop.line <= len(lines) else ""
+        if _KEY.fullmatch(prop.key) is None or not any(c in raw for c in "=:"):
+            # not a setting: a file of another kind (a key, a token); nothing of it shown
+            raise InputError(
+                str(p),
+                "not a Kafka client properties file: this line is not a key=value setting "
+                f"(it starts with {starts_with(raw)})",
+                "a --command-config file holds key=value lines such as security.protocol=SASL_SSL",
+                line=prop.line,
+            )
     return translate(props, str(p))
 
 

@@ -273,6 +273,10 @@ def test_sasl_plain_and_scram_are_translated(tmp_path: Path) -> None:
         (f"sasl.jaas.config=com.example.Secret required token={SECRET};\n", "not translated"),
         (f"sasl.jaas.config={SECRET}\n", "not a JAAS login line"),
         (f"{SECRET}=1\n", "not a Kafka client setting"),
+        (f"{SECRET}\n", "not a Kafka client properties file"),
+        ("hunter2\n", "not a Kafka client properties file"),
+        (f"-----BEGIN PRIVATE KEY-----\n{SECRET}\n", "it starts with '-'"),
+        (f'{{"password": "{SECRET}"}}\n', "not a Kafka client properties file"),
         (f"security.protocol={SECRET}\n", "is not one of"),
         ("", "no Kafka client setting"),
     ],
@@ -284,7 +288,7 @@ def test_a_config_not_translated_is_refused_without_its_values(
         load_command_config(_config(tmp_path, text))
     shown = f"{exc.value.message} {exc.value.hint}"
     assert expected in shown
-    assert SECRET not in shown
+    assert SECRET not in shown and "hunter2" not in shown
 
 
 def test_the_command_config_refusal_reaches_the_cli_without_the_secret(
