@@ -33,6 +33,7 @@ from placement.io.describe import (
     DescribedPartition,
     DescribedTopic,
 )
+from placement.io.limits import BROKERS, PARTITIONS_TOTAL, TOPICS, check_count
 from placement.io.snapshot import Snapshot
 from placement.model.inventory import Broker, Inventory
 
@@ -238,6 +239,10 @@ def read_cluster(
         if name == "_TIMED_OUT":
             raise reader.timed_out("Metadata") from None
         raise reader.fail(f"Metadata failed: {message}", _hint(message)) from None
+    check_count(BROKERS, len(brokers), f"{config.bootstrap}: brokers")
+    check_count(TOPICS, len(metadata.topics), f"{config.bootstrap}: topics")
+    total = sum(len(t.partitions) for t in metadata.topics.values())
+    check_count(PARTITIONS_TOTAL, total, f"{config.bootstrap}: partitions")
     state = ClusterState(config.bootstrap, brokers, {})
     denied: list[str] = []
     for name in sorted(metadata.topics):

@@ -385,3 +385,39 @@ def test_without_the_client_the_extra_is_named(
     assert r.stderr.strip() == (
         f"error: `mrc-plan snapshot from-cluster` needs {named}: pip install 'mrc-plan[kafka]'"
     )
+
+
+def test_a_cluster_beyond_the_partition_cap_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from placement.errors import UsageError
+
+    monkeypatch.setenv("MRC_PLAN_MAX_PARTITIONS", "2")
+    with pytest.raises(UsageError, match=r"kafka-1:9092: partitions: 3 is above the cap of 2"):
+        _read(_stretched_cluster())
+
+
+def test_the_same_snapshot_as_from_describe_of_the_recorded_cluster(
+    tmp_path: Path, cli: Any
+) -> None:
+    """What kafka-topics --describe prints of the recorded cluster (Confluent Server's
+    Observers column), through from-describe, equals what from-cluster makes of it."""
+    from placement.io.convert import snapshot_from_describe
+    from placement.io.describe import read_describe
+
+    made = snapshot_from_cluster(_read(_stretched_cluster()))
+    describe = tmp_path / "describe.txt"
+    describe.write_text(
+        "Topic: logs\tPartitionCount: 1\tReplicationFactor: 3\tConfigs: min.insync.replicas=1\n"
+        "\tTopic: logs\tPartition: 0\tLeader: 2\tReplicas: 1,2,3\tIsr: 2,3\tOffline: \n"
+        "Topic: orders\tPartitionCount: 2\tReplicationFactor: 5\tConfigs: "
+        f"min.insync.replicas=2,confluent.placement.constraints={STRETCHED}\n"
+        "\tTopic: orders\tPartition: 0\tLeader: 1\tReplicas: 1,2,4,5,6\tIsr: 1,2,4\t"
+        "Offline: \tObservers: 5,6\n"
+        "\tTopic: orders\tPartition: 1\tLeader: none\tReplicas: 2,3,5,4,6\tIsr: \t"
+        "Offline: 2,3,5,4,6\tObservers: 4,6\n"
+    )
+    inventory = Inventory(
+        brokers=[Broker(id=i, rack="east" if i <= 3 else "west") for i in range(1, 7)]
+    )
+    offline = snapshot_from_describe(read_describe(describe, in_flight=True), inventory)
+    for name in ("brokers", "topics", "partitions"):
+        assert getattr(made.snapshot, name).to_pylist() == getattr(offline, name).to_pylist()
