@@ -83,8 +83,8 @@ InventoryOpt = Annotated[
     Path | None,
     typer.Option(
         help="Broker inventory: JSON, CSV, a directory of server.properties, or what the "
-        "cluster prints (docs/inputs.md: Where an inventory comes from). Optional with a snapshot as "
-        "--current: its brokers table gives the brokers and racks.",
+        "cluster prints (docs/inputs.md: Where an inventory comes from). Optional with a "
+        "snapshot as --current: its brokers table gives the brokers and racks.",
         show_default=False,
     ),
 ]
