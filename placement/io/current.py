@@ -21,6 +21,7 @@ from placement.model.assignment import Key, PartitionAssignment
 
 if TYPE_CHECKING:  # pydantic and pyarrow load only to read what needs them (a snapshot,
     # a describe's placements): reading reassignment JSON goes without
+    from placement.io.snapshot import Snapshot
     from placement.model.policy import PlacementPolicy
 
 # a partition's recorded ISR; None: none recorded (the input has no ISR, or a null one)
@@ -69,39 +70,9 @@ def read_current(path: str | Path) -> CurrentState:
     """Reassignment JSON, `kafka-topics --describe` text, or a snapshot directory."""
     p = Path(path)
     if p.is_dir():
-        from placement.io.snapshot import (
-            list_column,
-            read_snapshot,
-            snapshot_assignments,
-            snapshot_policies,
-        )
+        from placement.io.snapshot import read_snapshot
 
-        snap = read_snapshot(p)
-        assignments, sizes = snapshot_assignments(snap)
-        min_isr = {
-            topic: m
-            for topic, m in zip(
-                snap.topics.column("topic").to_pylist(),
-                snap.topics.column("min_isr").to_pylist(),
-                strict=True,
-            )
-            if m is not None
-        }
-        column = snap.partitions.column("isr")
-        isr: list[Isr] = list(map(_shared, list_column(column), assignments))
-        for i in column.is_null().to_numpy(zero_copy_only=False).nonzero()[0].tolist():
-            isr[i] = None  # not recorded
-        leaders = snap.partitions.column("leader").to_pylist()
-        moving = _snapshot_in_flight(snap.partitions, assignments)
-        return CurrentState(
-            assignments,
-            snapshot_policies(p, snap.topics),
-            sizes,
-            min_isr,
-            isr,
-            leaders,
-            in_flight=moving,
-        )
+        return snapshot_state(read_snapshot(p))
     if p.is_file():
         with p.open("rb") as fh:
             head = fh.read(SNIFF_BYTES)
@@ -117,7 +88,7 @@ def read_current(path: str | Path) -> CurrentState:
                 policies[name] = cluster_policy(str(p), name, topic.placement.value)
         min_isr = {n: t.min_isr for n, t in described.topics.items() if t.min_isr is not None}
         parts = [target(d.assignment(), d.removing) for d in described.partitions]
-        isr = [
+        isr: list[Isr] = [
             _shared(tuple(b for b in d.isr if b not in d.offline), a)
             for d, a in zip(described.partitions, parts, strict=True)
         ]
@@ -126,6 +97,38 @@ def read_current(path: str | Path) -> CurrentState:
         return CurrentState(parts, policies, {}, min_isr, isr, leaders, in_flight=moving)
     entries, columns = read_plan_entries(p, "the current assignment")
     return CurrentState(entries, columns=columns)
+
+
+def snapshot_state(snap: Snapshot) -> CurrentState:
+    """The current state a snapshot records (read from a directory, or from a live
+    cluster); an invalid policy is the InputError naming its source and the topic."""
+    from placement.io.snapshot import list_column, snapshot_assignments, snapshot_policies
+
+    assignments, sizes = snapshot_assignments(snap)
+    min_isr = {
+        topic: m
+        for topic, m in zip(
+            snap.topics.column("topic").to_pylist(),
+            snap.topics.column("min_isr").to_pylist(),
+            strict=True,
+        )
+        if m is not None
+    }
+    column = snap.partitions.column("isr")
+    isr: list[Isr] = list(map(_shared, list_column(column), assignments))
+    for i in column.is_null().to_numpy(zero_copy_only=False).nonzero()[0].tolist():
+        isr[i] = None  # not recorded
+    leaders = snap.partitions.column("leader").to_pylist()
+    moving = _snapshot_in_flight(snap.partitions, assignments)
+    return CurrentState(
+        assignments,
+        snapshot_policies(snap.source, snap.topics),
+        sizes,
+        min_isr,
+        isr,
+        leaders,
+        in_flight=moving,
+    )
 
 
 def _snapshot_in_flight(partitions: Any, assignments: list[PartitionAssignment]) -> frozenset[Key]:

@@ -22,7 +22,7 @@ from typing import Literal
 from placement.errors import InputError, UsageError
 from placement.io.describe import SNIFF_BYTES, looks_like_describe
 from placement.io.inventory import LoadedInventory, load_inventory
-from placement.io.snapshot import snapshot_inventory
+from placement.io.snapshot import Snapshot, snapshot_inventory
 from placement.io.textfile import shown
 from placement.model.policy import PlacementPolicy
 from placement.plan.topics import TopicSpec, read_topics
@@ -32,10 +32,11 @@ CurrentKind = Literal["snapshot", "describe", "reassignment"]
 SHOWN = 5  # brokers named in one message
 
 
-def current_kind(path: Path) -> CurrentKind:
+def current_kind(path: Path | Snapshot) -> CurrentKind:
     """What `read_current` reads ``path`` as: a directory is a snapshot, a file starting
-    like `kafka-topics --describe` output is that, anything else reassignment JSON."""
-    if path.is_dir():
+    like `kafka-topics --describe` output is that, anything else reassignment JSON. A
+    snapshot in memory (read from a live cluster) is a snapshot."""
+    if isinstance(path, Snapshot) or path.is_dir():
         return "snapshot"
     head = b""
     if path.is_file():
@@ -71,16 +72,21 @@ def _rack(rack: str | None) -> str:
     return f"rack {shown(rack)}" if rack else "no rack"
 
 
-def reconcile(given: LoadedInventory, recorded: LoadedInventory, snapshot: Path) -> list[str]:
+def reconcile(
+    given: LoadedInventory, recorded: LoadedInventory, snapshot: Path | Snapshot
+) -> list[str]:
     """Refuse brokers whose rack ``given`` (--inventory) and ``recorded`` (the snapshot)
     disagree on; notes on the other differences (``given`` is used)."""
+    where = (
+        f"the {snapshot.source}" if isinstance(snapshot, Snapshot) else f"the snapshot {snapshot}"
+    )
     mine, theirs = given.inventory.rack_of, recorded.inventory.rack_of
     clash = sorted(b for b in mine.keys() & theirs.keys() if mine[b] != theirs[b])
     if clash:
         first = clash[0]
         raise InputError(
             given.path,
-            f"broker(s) {_named(clash)} sit in other racks than in the snapshot {snapshot} "
+            f"broker(s) {_named(clash)} sit in other racks than in {where} "
             f"(broker {first}: {_rack(mine[first])} here, {_rack(theirs[first])} there)",
             "fix the inventory, take a new snapshot, or leave out --inventory to use the "
             "snapshot's brokers",
@@ -88,7 +94,7 @@ def reconcile(given: LoadedInventory, recorded: LoadedInventory, snapshot: Path)
     notes = []
     added = sorted(mine.keys() - theirs.keys())
     if added:
-        notes.append(f"--inventory adds broker(s) {_named(added)}, not in the snapshot {snapshot}")
+        notes.append(f"--inventory adds broker(s) {_named(added)}, not in {where}")
     caps = {b.id: b.capacity_bytes for b in recorded.inventory.brokers}
     other = sorted(
         b.id for b in given.inventory.brokers if b.id in caps and caps[b.id] != b.capacity_bytes
@@ -100,8 +106,22 @@ def reconcile(given: LoadedInventory, recorded: LoadedInventory, snapshot: Path)
     return notes
 
 
+def recorded_brokers(current: Path | Snapshot) -> LoadedInventory:
+    """A snapshot's brokers as an inventory: read from its directory, or taken from the
+    snapshot read from a live cluster (which lists every broker, with its rack)."""
+    if not isinstance(current, Snapshot):
+        return snapshot_inventory(current)
+    from placement.model.inventory import Broker, Inventory
+
+    columns = (
+        current.brokers.column(c).to_pylist() for c in ("broker_id", "rack", "capacity_bytes")
+    )
+    brokers = [Broker(id=i, rack=r, capacity_bytes=c) for i, r, c in zip(*columns, strict=True)]
+    return LoadedInventory(Inventory(brokers=brokers), current.source)
+
+
 def _brokers(
-    inventory: Path | None, current: Path | None, kind: CurrentKind | None
+    inventory: Path | None, current: Path | Snapshot | None, kind: CurrentKind | None
 ) -> tuple[LoadedInventory, Literal["inventory", "snapshot"], list[str]]:
     if inventory is None:
         if kind != "snapshot" or current is None:
@@ -111,18 +131,22 @@ def _brokers(
                 "give --inventory FILE, or a snapshot directory as --current (it lists the "
                 "brokers and their racks)",
             )
-        return snapshot_inventory(current), "snapshot", []
+        return recorded_brokers(current), "snapshot", []
     loaded = load_inventory(inventory)
     if kind != "snapshot" or current is None:
         return loaded, "inventory", []
-    return loaded, "inventory", reconcile(loaded, snapshot_inventory(current), current)
+    return loaded, "inventory", reconcile(loaded, recorded_brokers(current), current)
 
 
 def read_inputs(
-    inventory: Path | None, topics: Path | None, current: Path | None, root: Path | None
+    inventory: Path | None,
+    topics: Path | None,
+    current: Path | Snapshot | None,
+    root: Path | None,
 ) -> AssignInputs:
     """The brokers (from --inventory or the snapshot) and the topics file's specs (none
-    without --topics, allowed when --current holds the policies)."""
+    without --topics, allowed when --current holds the policies). ``current``: the path
+    of --current, or the snapshot read from a live cluster (--bootstrap-server)."""
     kind = current_kind(current) if current is not None else None
     if topics is None and kind not in ("snapshot", "describe"):
         what = "a fresh layout" if kind is None else f"--current {current} (it has no policies)"
