@@ -61,8 +61,10 @@ from placement.rules.suggest import did_you_mean
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from placement.io.snapshot import Snapshot
     from placement.model.inventory import Inventory
     from placement.model.policy import PlacementPolicy
+    from placement.rules.audit import Hit, Locate
 
 
 def parse_ibp(text: str) -> tuple[int, int]:
@@ -624,22 +626,49 @@ def validate_snapshot(root: Path, options: ValidateOptions) -> CheckedSnapshot:
     rows, as the snapshot reader names them: the table's file, line = the row (from 1).
     """
     from placement.io.snapshot import read_snapshot
-    from placement.rules.audit import (
-        audit,
-        brokers_table,
-        snapshot_locator,
-        table_files,
-        table_locator,
-    )
+    from placement.rules.audit import snapshot_locator, table_files, table_locator
 
     snap = read_snapshot(root)
+    topic_row, locate = table_locator(root, "topics"), snapshot_locator(root)
+    files = [
+        str(f) for name in ("brokers", "topics", "partitions") for f in table_files(root, name)
+    ]
+    return _check_snapshot(snap, options, topic_row, locate, files)
+
+
+def validate_cluster(snap: Snapshot, options: ValidateOptions) -> CheckedSnapshot:
+    """`validate_snapshot` of the snapshot read from a live cluster (`--bootstrap-server`):
+    the same checks, every finding's file the cluster (``snap.source``, e.g. ``cluster
+    HOST:PORT``) and its line the row the topic or partition has in the tables that
+    `snapshot from-cluster` writes (from 1), so that a live audit and the audit of its
+    snapshot differ only in that name."""
+
+    def row(i: int) -> tuple[str, int]:
+        return snap.source, i + 1
+
+    def locate(hits: Sequence[Hit]) -> list[tuple[str, Position]]:
+        return [(snap.source, Position(hit.row + 1, 1)) for hit in hits]
+
+    return _check_snapshot(snap, options, row, locate, [snap.source])
+
+
+def _check_snapshot(
+    snap: Snapshot,
+    options: ValidateOptions,
+    topic_row: Callable[[int], tuple[str, int]],
+    locate: Locate,
+    files: list[str],
+) -> CheckedSnapshot:
+    """The policy checks and the audit of ``snap``: ``topic_row`` places a topics row,
+    ``locate`` the audit's findings; ``files``: what the report lists as checked."""
+    from placement.rules.audit import audit, brokers_table
+
     ctx = options.context()
     if options.inventory is None:
         ctx = replace(ctx, inventory=_inventory_of(snap.brokers))
     else:
         snap = replace(snap, brokers=brokers_table(options.inventory.inventory))
     where = "the inventory" if options.inventory else "the snapshot's brokers table"
-    topic_row = table_locator(root, "topics")
     out: list[Diagnostic] = []
     policies: dict[str, PlacementPolicy] = {}
     checked: dict[tuple[str, int | None], CheckedPolicy] = {}  # topics share policies
@@ -663,14 +692,11 @@ def validate_snapshot(root: Path, options: ValidateOptions) -> CheckedSnapshot:
     found = audit(
         snap,
         policies,
-        snapshot_locator(root),
+        locate,
         default_min_isr=options.min_insync_replicas,
         racks=True,
         where=where,
     )
-    files = [
-        str(f) for name in ("brokers", "topics", "partitions") for f in table_files(root, name)
-    ]
     return CheckedSnapshot(out + found.diagnostics, found.unlisted, files)
 
 
@@ -888,10 +914,16 @@ def _read(path: Path, limit: Limit, walked: tuple[int, int] | None) -> bytes:
 
 
 def validate_paths(
-    paths: Iterable[str | Path], options: ValidateOptions, *, notes: list[str] | None = None
+    paths: Iterable[str | Path],
+    options: ValidateOptions,
+    *,
+    notes: list[str] | None = None,
+    clusters: Sequence[Snapshot] = (),
 ) -> dict[str, list[Diagnostic]]:
     """Findings per file for every file under ``paths`` (and the inventory, if given);
-    every file checked is a key, with no findings when it is clean.
+    every file checked is a key, with no findings when it is clean. ``clusters``: the
+    snapshots read from live clusters, each checked as a snapshot directory is
+    (`validate_cluster`); with one, ``paths`` may be empty.
 
     What the user should know but is no finding (paths of a directory that were not
     read, and why; describe output audited without racks) is appended to ``notes``.
@@ -900,7 +932,8 @@ def validate_paths(
     out: dict[str, list[Diagnostic]] = {}
     unlisted: dict[str, Unlisted] = {}
     without_racks: list[str] = []
-    found = discover(list(paths))
+    given = list(paths)
+    found = discover(given) if given or not clusters else Discovered({}, {}, [], {})
     if notes is not None:
         notes.extend(s.note() for s in found.skipped)
     fetching = FollowerFetching()  # MRC602 reads the files together
@@ -928,8 +961,9 @@ def validate_paths(
             out[str(path)], kind = check_json_file(path, data, options, large)
             if kind is not None:
                 kinds.setdefault(kind, []).append(path)
-    for root in found.snapshots.values():
-        snapshot = validate_snapshot(root, options)
+    audited = [validate_snapshot(root, options) for root in found.snapshots.values()]
+    audited += [validate_cluster(snap, options) for snap in clusters]
+    for snapshot in audited:
         for file in snapshot.files:
             out.setdefault(file, [])
         for d in snapshot.diagnostics:
