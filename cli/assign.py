@@ -8,6 +8,14 @@ from typing import Annotated, Any
 
 import typer
 
+from .cluster_options import (
+    BootstrapOpt,
+    CommandConfigOpt,
+    Live,
+    SkipUnauthorizedOpt,
+    TimeoutOpt,
+    naming,
+)
 from .errors import handle_errors
 
 RootOption = Annotated[
@@ -84,7 +92,8 @@ InventoryOpt = Annotated[
     typer.Option(
         help="Broker inventory: JSON, CSV, a directory of server.properties, or what the "
         "cluster prints (docs/inputs.md: Where an inventory comes from). Optional with a "
-        "snapshot as --current: its brokers table gives the brokers and racks.",
+        "snapshot as --current (its brokers table gives the brokers and racks) and with "
+        "--bootstrap-server (the cluster's racks; it gives those of brokers reporting none).",
         show_default=False,
     ),
 ]
@@ -92,8 +101,8 @@ TopicsOpt = Annotated[
     Path | None,
     typer.Option(
         help="Topics file: the desired state and policies. Optional with describe output "
-        "or a snapshot as --current: it then carries only changes (a new policy, a new "
-        "topic); the other topics keep the cluster's policy.",
+        "or a snapshot as --current, or with --bootstrap-server: it then carries only "
+        "changes (a new policy, a new topic); the other topics keep the cluster's policy.",
         show_default=False,
     ),
 ]
@@ -223,7 +232,8 @@ PolicyDirOpt = Annotated[
         help="Write here, for the topics whose policy in --topics differs from the "
         "cluster's (or that the cluster lacks): one policy file each and policy-changes.sh, "
         "the kafka-configs --alter (kafka-topics --create) commands to run before the "
-        "reassignment. Needs describe output or a snapshot as --current.",
+        "reassignment. Needs describe output or a snapshot as --current, or "
+        "--bootstrap-server.",
         show_default=False,
     ),
 ]
@@ -302,6 +312,10 @@ def assign(
     topics: TopicsOpt = None,
     root: RootOption = None,
     current: CurrentOpt = None,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    timeout: TimeoutOpt = None,
+    skip_unauthorized: SkipUnauthorizedOpt = False,
     sizes: SizesOpt = None,
     drain: DrainOpt = None,
     exclude: ExcludeOpt = None,
@@ -341,15 +355,18 @@ def assign(
     from .outputs import page_possible, report
 
     page_possible(html)
+    live = Live(bootstrap_server, command_config, timeout, skip_unauthorized)
+    live.check(("--current", current))
+    given: Path | Live | None = live if live.bootstrap is not None else current
     rate, cap = _batch_flags(
-        out_dir, batch_size, max_moves_per_broker, batch_bytes, throttle, (current, sizes)
+        out_dir, batch_size, max_moves_per_broker, batch_bytes, throttle, (given, sizes)
     )
-    _sizes_flag(sizes, current)
-    _summary_flags(policy_dir, current, format, out, out_dir)
+    _sizes_flag(sizes, given)
+    _summary_flags(policy_dir, given, format, out, out_dir)
     files = {"--out": out, "--rollback": rollback, "--election": election}
     files |= {"--summary": summary_path, "--report": html}
     outputs, named, dir_out = _outputs(
-        (inventory, topics, current, sizes, default_policy), files, out_dir
+        (inventory, topics, current, sizes, default_policy, command_config), files, out_dir
     )
     if policy_dir is not None:
         named["--policy-dir"] = _policy_output(outputs, policy_dir)
@@ -358,7 +375,7 @@ def assign(
     with outputs:
         asks = (default_policy, repair, only_topics, leaders_in_first_rack)
         outcome, known = _plan(
-            inventory, topics, root, (current, sizes), drain, exclude, options, asks
+            inventory, topics, root, (given, sizes), drain, exclude, options, asks
         )
         batches = None
         if dir_out is not None:
@@ -366,7 +383,7 @@ def assign(
                 dir_out, outcome, known, (batch_size, max_moves_per_broker, cap), rate
             )
         summary = _summary(outcome, batches, out_dir)
-        text = _write_files(outcome, summary, named, _source(current, drain, exclude, options))
+        text = _write_files(outcome, summary, named, _source(given, drain, exclude, options))
         written = outputs.commit()
     if text is not None and out is None and out_dir is None:
         # after the files: a plan is never printed when its rollback could not be written
@@ -388,7 +405,14 @@ def _outputs(
     from placement.io.outputs import Outputs
 
     _report_outside(files.get("--report"), out_dir)
-    flags = ("--inventory", "--topics", "--current", "--sizes", "--default-policy")
+    flags = (
+        "--inventory",
+        "--topics",
+        "--current",
+        "--sizes",
+        "--default-policy",
+        "--command-config",
+    )
     outputs = Outputs.of(zip(flags, inputs, strict=True))
     named = {flag: outputs.add(flag, path) for flag, path in files.items() if path is not None}
     dir_out = outputs.add_dir("--out-dir", out_dir, marker="summary.json") if out_dir else None
@@ -431,9 +455,14 @@ def _summary(outcome: Any, batches: dict[str, Any] | None, out_dir: Path | None)
     return make
 
 
-def _source(current: Path | None, drain: str | None, exclude: str | None, options: Any) -> str:
+def _source(
+    current: Path | Live | None, drain: str | None, exclude: str | None, options: Any
+) -> str:
     """How the run was asked for, under the page's title."""
-    parts = [f"--current {current}" if current is not None else "a fresh layout"]
+    if isinstance(current, Live):
+        parts = [f"--bootstrap-server {current.bootstrap}"]
+    else:
+        parts = [f"--current {current}" if current is not None else "a fresh layout"]
     parts += [f"{flag} {ids}" for flag, ids in (("--drain", drain), ("--exclude", exclude)) if ids]
     modes = (("--rebalance", options.rebalance), ("--balance-leaders", options.balance_leaders))
     parts += [flag for flag, on in modes if on]
@@ -442,7 +471,7 @@ def _source(current: Path | None, drain: str | None, exclude: str | None, option
 
 def _summary_flags(
     policy_dir: Path | None,
-    current: Path | None,
+    current: Path | Live | None,
     format: SummaryFormat,
     out: Path | None,
     out_dir: Path | None,
@@ -451,7 +480,9 @@ def _summary_flags(
     from placement.errors import UsageError
     from placement.plan.inputs import current_kind
 
-    if policy_dir is not None and (current is None or current_kind(current) == "reassignment"):
+    if policy_dir is not None and (
+        current is None or (isinstance(current, Path) and current_kind(current) == "reassignment")
+    ):
         raise UsageError(
             "--policy-dir compares --topics with the cluster's policies: --current must be "
             "kafka-topics --describe output or a snapshot",
@@ -493,12 +524,13 @@ def _write_policies(policy_out: Any, outcome: Any) -> None:
         policy_out.nothing()
 
 
-def _sizes_flag(sizes: Path | None, current: Path | None) -> None:
+def _sizes_flag(sizes: Path | None, current: Path | Live | None) -> None:
     if sizes is not None and current is None:
         from placement.errors import UsageError
 
         raise UsageError(
-            "--sizes gives the sizes of the current partitions: use it with --current",
+            "--sizes gives the sizes of the current partitions: use it with --current "
+            "or --bootstrap-server",
             "e.g. --current describe.txt --sizes log-dirs.txt",
         )
 
@@ -543,7 +575,7 @@ def _batch_flags(
     max_moves_per_broker: int | None,
     batch_bytes: str | None,
     throttle: str | None,
-    current: tuple[Path | None, Path | None],
+    current: tuple[Path | Live | None, Path | None],
 ) -> tuple[int | None, int | None]:
     """The batching options go together; the throttle in bytes/s and the byte cap, if
     given. ``current``: the --current and --sizes paths. A byte cap without --sizes needs
@@ -570,33 +602,38 @@ def _batch_flags(
     if sizes is None:
         from placement.plan.inputs import current_kind
 
-        if path is None or current_kind(path) != "snapshot":
+        # a live cluster is read as a snapshot: the split says if it has no sizes
+        if path is None or (isinstance(path, Path) and current_kind(path) != "snapshot"):
             from placement.plan.batches import need_sizes
 
             raise need_sizes()
     return rate, cap
 
 
-def _current(current: Path | None, sizes: Path | None) -> Any:
-    """The current state, its partition sizes from ``sizes`` when given (they replace a
+def _current(current: Any, sizes: Path | None) -> Any:
+    """The current state (``current``: the --current path, or the snapshot read from a
+    live cluster), its partition sizes from ``sizes`` when given (they replace a
     snapshot's); what the sizes file says about itself and how it fits, on stderr."""
     if current is None:
         return None
     from dataclasses import replace
 
     from placement.io.convert import coverage_notes, load_sizes
-    from placement.io.current import read_current
+    from placement.io.current import read_current, snapshot_state
 
     from .render import safe
 
-    state = read_current(current)
+    live = not isinstance(current, Path)
+    state = snapshot_state(current) if live else read_current(current)
     if sizes is None:
         return state
     loaded = load_sizes(sizes)
     keys = {a.key for a in state.assignments}
-    notes = loaded.notes + coverage_notes(loaded.sizes, keys, str(sizes), "--current")
+    where = current.source if live else "--current"
+    notes = loaded.notes + coverage_notes(loaded.sizes, keys, str(sizes), where)
     if state.sizes:
-        notes.insert(0, f"--sizes {sizes} replaces the partition sizes in the snapshot {current}")
+        snapshot = current.source if live else f"the snapshot {current}"
+        notes.insert(0, f"--sizes {sizes} replaces the partition sizes in {snapshot}")
     for note in notes:
         sys.stderr.write(f"note: {safe(note)}\n")
     return replace(state, sizes={k: v for k, v in loaded.sizes.items() if k in keys})
@@ -606,15 +643,15 @@ def _plan(
     inventory: Path | None,
     topics: Path | None,
     root: Path | None,
-    current: tuple[Path | None, Path | None],
+    current: tuple[Path | Live | None, Path | None],
     drain: str | None,
     exclude: str | None,
     options: Any,
     asks: tuple[Path | None, bool, str | None, bool] = (None, False, None, False),
 ) -> tuple[Any, dict[tuple[str, int], int]]:
     """Read the inputs and plan: the outcome, and the partition sizes the batches use.
-    ``current``: the --current and --sizes paths; ``asks``: --default-policy, --repair,
-    --only-topics, --leaders-in-first-rack."""
+    ``current``: the --current path (or the live cluster to read) and --sizes;
+    ``asks``: --default-policy, --repair, --only-topics, --leaders-in-first-rack."""
     from placement.plan.assign import Ask
     from placement.plan.assign import assign as run_assign
     from placement.plan.inputs import DefaultPolicies, read_default_policy, read_inputs
@@ -622,10 +659,21 @@ def _plan(
 
     from .render import safe
 
-    inputs = read_inputs(inventory, topics, current[0], root)
+    given, sizes = current
+    if isinstance(given, Live):  # the cluster read once, then taken as its snapshot
+        from placement.io.inventory import load_inventory
+
+        racks = load_inventory(inventory).inventory if inventory is not None else None
+        source: Any = given.read(racks, "assign")
+    else:
+        source = given
+    inputs = read_inputs(inventory, topics, source, root)
     for note in inputs.notes:
         sys.stderr.write(f"note: {safe(note)}\n")
-    state = _current(*current)
+    from contextlib import nullcontext
+
+    with naming(source) if isinstance(given, Live) else nullcontext():
+        state = _current(source, sizes)
     if topics is not None:  # a count left out, or one the cluster does not have: exit 2
         from placement.plan.honest import check_topics
 

@@ -18,6 +18,13 @@ try:  # Ctrl-C while these load (most of the first 0.1 s): no traceback either
     from placement.errors import MrcPlanError
     from placement.schemas import SCHEMAS
 
+    from .cluster_options import (
+        BootstrapOpt,
+        CommandConfigOpt,
+        Live,
+        SkipUnauthorizedOpt,
+        TimeoutOpt,
+    )
     from .errors import (
         EXIT_FINDINGS,
         EXIT_OK,
@@ -107,10 +114,11 @@ def _color() -> bool:
 
 
 PathsArg = Annotated[
-    list[Path],
+    list[Path] | None,
     typer.Argument(
         help="Placement .json files, server.properties files, saved kafka-topics --describe "
-        "output, snapshot directories, or directories to search.",
+        "output, snapshot directories, or directories to search (none with "
+        "--bootstrap-server alone).",
         show_default=False,
     ),
 ]
@@ -157,7 +165,11 @@ ExitZeroOpt = Annotated[
 
 @handle_errors
 def validate(
-    paths: PathsArg,
+    paths: PathsArg = None,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    timeout: TimeoutOpt = None,
+    skip_unauthorized: SkipUnauthorizedOpt = False,
     inventory: InventoryOpt = None,
     min_insync_replicas: MinIsrOpt = None,
     ibp: IbpOpt = None,
@@ -167,8 +179,9 @@ def validate(
     exit_zero: ExitZeroOpt = False,
 ) -> None:
     """Check placement policies offline: syntax, schema, semantics, inventory, resilience;
-    and a cluster's state from describe output or a snapshot: partitions breaking their
-    policy, offline, under min ISR, under-replicated.
+    and a cluster's state from describe output, a snapshot or the live cluster
+    (--bootstrap-server): partitions breaking their policy, offline, under min ISR,
+    under-replicated.
 
     Exits 1 when any file has an error (or a warning with --strict), 0 otherwise.
     """
@@ -177,11 +190,23 @@ def validate(
     from placement.model.diagnostic import build_report
     from placement.rules.validate import ValidateOptions, parse_ibp, validate_paths
 
+    paths = paths or []
+    live = Live(bootstrap_server, command_config, timeout, skip_unauthorized)
+    live.check()
+    if not paths and live.bootstrap is None:
+        from placement.errors import UsageError
+
+        raise UsageError(
+            "nothing to check: give PATHS, --bootstrap-server HOST:PORT, or both",
+            "e.g. mrc-plan validate policies/ or mrc-plan validate --bootstrap-server "
+            "kafka-1:9092 --inventory inventory.json",
+        )
     output_file = outputs = None
     if output is not None:  # the checks of output paths (and their module) only when writing
         from placement.io.outputs import Outputs
 
-        outputs = Outputs.of([*(("PATHS", p) for p in paths), ("--inventory", inventory)])
+        inputs = [*(("PATHS", p) for p in paths), ("--inventory", inventory)]
+        outputs = Outputs.of([*inputs, ("--command-config", command_config)])
         output_file = outputs.add("--output", output)
     if fmt.value == "auto":
         fmt = Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
@@ -191,7 +216,11 @@ def validate(
         ibp=parse_ibp(ibp) if ibp is not None else None,
     )
     notes: list[str] = []
-    findings = validate_paths(paths, options, notes=notes)
+    clusters = []
+    if live.bootstrap is not None:  # its notes go to stderr as it is read, before the report
+        racks = options.inventory.inventory if options.inventory is not None else None
+        clusters.append(live.read(racks, "validate"))
+    findings = validate_paths(paths, options, notes=notes, clusters=clusters)
     report = build_report(findings, strict=strict, tool_version=_tool_version(fmt))
     rendered = _render_report(report, fmt, color=_color() and output is None)
     for note in notes:  # on stderr: not findings, so no report format carries them

@@ -10,6 +10,14 @@ from typing import TYPE_CHECKING, Annotated, TypedDict
 import typer
 
 from .assign import RootOption
+from .cluster_options import (
+    BootstrapOpt,
+    CommandConfigOpt,
+    Live,
+    SkipUnauthorizedOpt,
+    TimeoutOpt,
+    naming,
+)
 from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
 
 if TYPE_CHECKING:
@@ -78,8 +86,9 @@ CurrentOpt = Annotated[
 InventoryOpt = Annotated[
     Path | None,
     typer.Option(
-        help="Broker inventory: the racks of the brokers (with --current) and the KRaft "
-        "controllers (the quorum check, with either input).",
+        help="Broker inventory: the racks of the brokers (with --current; with "
+        "--bootstrap-server, of those that report none) and the KRaft controllers (the "
+        "quorum check, with any input).",
         show_default=False,
     ),
 ]
@@ -183,6 +192,10 @@ def simulate(
     fail_brokers: FailBrokersOpt = None,
     snapshot: SnapshotOpt = None,
     current: CurrentOpt = None,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    timeout: TimeoutOpt = None,
+    skip_unauthorized: SkipUnauthorizedOpt = False,
     inventory: InventoryOpt = None,
     topics: TopicsOpt = None,
     root: RootOption = None,
@@ -222,9 +235,12 @@ def simulate(
     from .outputs import page_possible
 
     min_isr = resolve_min_isr(min_insync_replicas, default_min_isr)
-    ids = _failure_flags(fail_rack, fail_brokers, snapshot, current, root, topics)
+    live = Live(bootstrap_server, command_config, timeout, skip_unauthorized)
+    live.check(("--current", current), ("--snapshot", snapshot))
+    given = live if live.bootstrap is not None else current
+    ids = _failure_flags(fail_rack, fail_brokers, snapshot, given, root, topics)
     outputs, unclean_file = _outputs(
-        unclean_out, snapshot, current, inventory, topics, plan, replica_status
+        unclean_out, snapshot, current, inventory, topics, plan, replica_status, command_config
     )
     page_possible(html)
     page = outputs.add("--report", html) if html is not None else None
@@ -244,8 +260,8 @@ def simulate(
             snapshot, topics, master, loaded, outputs, (unclean_file, page), err, failure
         )
     else:
-        assert current is not None  # _failure_flags: one of the two
-        run = _in_process(current, topics, root, loaded, outputs, (unclean_file, page), failure)
+        assert given is not None  # _failure_flags: one of the two
+        run = _in_process(given, topics, root, loaded, outputs, (unclean_file, page), failure)
     report, written, outcomes = run
     _show(report, format, err)
     if written is not None:
@@ -267,17 +283,21 @@ def _failure_flags(
     fail_rack: str | None,
     fail_brokers: str | None,
     snapshot: Path | None,
-    current: Path | None,
+    current: Path | Live | None,
     root: Path | None,
     topics: Path | None,
 ) -> list[int] | None:
-    """One cluster and one failure; --root only with --topics. The ids of --fail-brokers."""
+    """One cluster and one failure; --root only with --topics. The ids of --fail-brokers.
+    ``current``: --current, or the live cluster to read in its place."""
     from placement.errors import UsageError
     from placement.simulate.failure import parse_ids
 
     ids = parse_ids(fail_brokers) if fail_brokers is not None else None
     if (snapshot is None) == (current is None):
-        raise UsageError("give the cluster as --snapshot DIR or as --current FILE --inventory INV")
+        raise UsageError(
+            "give the cluster as --snapshot DIR, as --current FILE --inventory INV, or as "
+            "--bootstrap-server HOST:PORT"
+        )
     if (fail_rack is None) == (ids is None):
         raise UsageError("name one failure: --fail-rack NAME or --fail-brokers IDS")
     if root is not None and topics is None:
@@ -325,7 +345,7 @@ def _on_spark(
 
 
 def _in_process(
-    current: Path,
+    current: Path | Live,
     topics: Path | None,
     root: Path | None,
     loaded: LoadedInventory | None,
@@ -333,15 +353,22 @@ def _in_process(
     files: Files,
     failure: FailureArgs,
 ) -> Run:
-    """--current: the failure in process; the unclean partitions streamed to the file."""
+    """--current (or --bootstrap-server): the failure in process; the unclean partitions
+    streamed to the file."""
     from placement.errors import UsageError
 
-    if loaded is None:
+    if isinstance(current, Live):
+        report, partitions = _live(current, topics, root, loaded, failure)
+    elif loaded is None:
         raise UsageError("--current needs --inventory: the racks of the brokers")
-    from placement.io.reassignment import write_election_stream
-    from placement.simulate.failure import simulate_files
+    else:
+        from placement.simulate.failure import simulate_files
 
-    report, partitions = simulate_files(current, loaded, topics=topics, refs_root=root, **failure)
+        report, partitions = simulate_files(
+            current, loaded, topics=topics, refs_root=root, **failure
+        )
+    from placement.io.reassignment import write_election_stream
+
     written = None
     unclean = files[0]
     with outputs:
@@ -350,6 +377,35 @@ def _in_process(
             written = write_election_stream(unclean.staged(), keys)
         outcomes = _commit(outputs, files, report, written)
     return report, written, outcomes
+
+
+def _live(
+    live: Live,
+    topics: Path | None,
+    root: Path | None,
+    loaded: LoadedInventory | None,
+    failure: FailureArgs,
+) -> tuple[SimulateReport, list[UncleanPartition]]:
+    """--bootstrap-server: the cluster read once, then simulated exactly as `--current
+    SNAPSHOT` is. The in-process engine reads a snapshot directory, so the snapshot goes
+    through a private temporary directory (removed after); what names that directory
+    names the cluster instead. The racks are --inventory's when given (as with
+    --current), else the snapshot's brokers table's (the cluster's, which needs none)."""
+    import tempfile
+
+    from placement.io.snapshot import write_snapshot_files
+    from placement.plan.inputs import recorded_brokers
+    from placement.simulate.failure import simulate_files
+
+    snap = live.read(loaded.inventory if loaded else None, "simulate")
+    if loaded is None:
+        loaded = recorded_brokers(snap)
+    with tempfile.TemporaryDirectory(prefix="mrc-plan-live-") as tmp:
+        where = Path(tmp) / "snapshot"
+        where.mkdir()
+        write_snapshot_files(where, snap)
+        with naming(snap, where):
+            return simulate_files(where, loaded, topics=topics, refs_root=root, **failure)
 
 
 def _show(report: SimulateReport, format: SimFormat, err: Console) -> None:
@@ -406,7 +462,10 @@ def _outputs(unclean_out: Path | None, *inputs: Path | None) -> tuple[Outputs, O
     """--unclean-out, checked before any work: not an input, its directory writable."""
     from placement.io.outputs import Outputs
 
-    flags = ("--snapshot", "--current", "--inventory", "--topics", "--plan", "--replica-status")
+    flags = (
+        *("--snapshot", "--current", "--inventory", "--topics", "--plan", "--replica-status"),
+        "--command-config",
+    )
     outputs = Outputs.of(zip(flags, inputs, strict=True))
     return outputs, outputs.add("--unclean-out", unclean_out) if unclean_out else None
 
