@@ -126,8 +126,8 @@ def test_spark_and_in_process_agree_on_brokers_of_unknown_rack(
 
 
 def _agree(snapshot: Path, inventory: Path, default_min_isr: int) -> None:
-    """`score`'s rack failure figures are `simulate`'s, rack by rack (`score` counts every
-    sync replica as in the ISR: `simulate --assume-in-sync`)."""
+    """`score`'s rack failure figures are `simulate`'s, rack by rack, both from the ISR
+    the snapshot recorded."""
     from placement.score.run import run_score
 
     report = run_score(snapshot, master="local[2]", default_min_isr=default_min_isr)
@@ -135,7 +135,7 @@ def _agree(snapshot: Path, inventory: Path, default_min_isr: int) -> None:
     assert report.baseline.rack_failure
     for rack, scored in report.baseline.rack_failure.items():
         simulated, _ = simulate_files(
-            snapshot, loaded, fail_rack=rack, default_min_isr=default_min_isr, assume_in_sync=True
+            snapshot, loaded, fail_rack=rack, default_min_isr=default_min_isr
         )
         t = simulated.totals
         got = (scored.offline, scored.under_min_isr, scored.promoted)
@@ -150,8 +150,9 @@ def test_score_and_simulate_agree_on_the_example(
     example_snapshot(snap)
     from placement.score.run import run_score
 
-    # legacy-events has no policy; both its partitions live in us-east only
-    assert run_score(snap, master="local[2]").baseline.rack_failure["us-east"].offline == 2
+    # legacy-events has no policy; both its partitions live in us-east only, so they are
+    # among the offline ones (with any partition whose recorded ISR is all in us-east)
+    assert run_score(snap, master="local[2]").baseline.rack_failure["us-east"].offline >= 2
     _agree(snap, EXAMPLES / "inventory.json", 1)
     _agree(snap, EXAMPLES / "inventory.json", 2)
 
