@@ -401,6 +401,7 @@ def _racks(state: ClusterState, inventory: Inventory | None) -> tuple[Inventory,
     for b in listed:
         known.setdefault(b, None)
     from_inventory = []
+    only_listed = [b for b in sorted(listed) if b not in state.brokers and b not in down]
     disagree = []
     lacking = []
     brokers = []
@@ -409,7 +410,8 @@ def _racks(state: ClusterState, inventory: Inventory | None) -> tuple[Inventory,
         entry = listed.get(b)
         if rack is None and entry is not None and entry.rack:
             rack = entry.rack
-            from_inventory.append(b)
+            if b in state.brokers:
+                from_inventory.append(b)
         elif rack is not None and entry is not None and entry.rack and entry.rack != rack:
             disagree.append(b)
         if rack is None:
@@ -436,6 +438,12 @@ def _racks(state: ClusterState, inventory: Inventory | None) -> tuple[Inventory,
         notes.append(
             f"{len(from_inventory):,} broker(s) report no rack: racks from --inventory for "
             + ", ".join(map(str, from_inventory[:20]))
+        )
+    if only_listed:
+        notes.append(
+            f"{len(only_listed):,} broker(s) of --inventory are not in the cluster: "
+            + ", ".join(map(str, only_listed[:20]))
+            + " (kept, with their racks, as brokers that hold nothing yet)"
         )
     if disagree:
         notes.append(

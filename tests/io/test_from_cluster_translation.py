@@ -197,6 +197,15 @@ def test_a_rack_missing_comes_from_the_inventory_else_exit_2() -> None:
     assert six == [{"broker_id": 6, "rack": "west", "capacity_bytes": 10**12}]
 
 
+def test_brokers_only_in_the_inventory_are_not_said_to_report_no_rack() -> None:
+    admin = _stretched_cluster()
+    admin.nodes[5] = Node(6, "b6", 9092, None)
+    inv = Inventory(brokers=[Broker(id=6, rack="west"), Broker(id=7, rack="east")])
+    made = snapshot_from_cluster(_read(admin), inv)
+    assert any(n.startswith("1 broker(s) report no rack") and "7" not in n for n in made.notes)
+    assert any("of --inventory are not in the cluster: 7" in n for n in made.notes)
+
+
 def test_a_broker_that_is_down_takes_its_rack_from_the_inventory() -> None:
     admin = _stretched_cluster()
     del admin.nodes[5]  # broker 6 holds replicas but is not listed
