@@ -253,7 +253,7 @@ OPTION_SYNONYMS: dict[str, tuple[str, ...]] = {
     "--fail-brokers": ("--failed-brokers", "--kill-brokers", "--down-brokers", "--brokers-down"),
 }
 
-# Options that ask for a connection to a cluster: mrc-plan reads saved tool output instead
+# Options that ask for a connection to a cluster, on a command that reads files only
 CONNECTING = ("--bootstrap-server", "--bootstrap-servers", "--zookeeper", "--command-config")
 
 
@@ -269,7 +269,7 @@ def synonym_of(option: str, known: Collection[str]) -> str | None:
 def suggest_option(exc: BaseException) -> None:
     """Give Click's "No such option" error (``exc``, any other exception is left as it
     is) our suggestion: the option other Kafka tools name so (`OPTION_SYNONYMS`), or a
-    note that mrc-plan connects to no cluster; else Click's own guess by spelling."""
+    note on which commands read a live cluster; else Click's own guess by spelling."""
     option = getattr(exc, "option_name", None)
     if not isinstance(option, str) or not hasattr(exc, "possibilities"):
         return
@@ -288,8 +288,9 @@ def suggest_option(exc: BaseException) -> None:
         note = f"other Kafka tools' name for {other}, which this command does not take"
     elif option.casefold() in CONNECTING:
         note = (
-            "mrc-plan connects to no cluster; it reads the saved output of Kafka tools "
-            "(e.g. kafka-topics --describe) and files, see --help"
+            "this command reads files; a live cluster is read through its brokers by "
+            "`snapshot from-cluster --bootstrap-server`, and by --bootstrap-server on "
+            "assign, simulate and validate"
         )
     else:
         return

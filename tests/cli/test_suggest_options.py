@@ -42,9 +42,10 @@ def test_another_commands_option_gets_no_guess_by_spelling(cli: Cli) -> None:
     assert "--fail-brokers" not in line  # Click's guess by spelling
 
 
-def test_a_connection_option_says_mrc_plan_reads_files(cli: Cli) -> None:
-    for args in (["assign", "--bootstrap-server", "k:9092"], ["--zookeeper", "z:2181"]):
-        assert "connects to no cluster" in _error(cli(args))
+def test_a_connection_option_names_the_commands_that_read_a_cluster(cli: Cli) -> None:
+    for args in (["score", "--bootstrap-server", "k:9092"], ["--zookeeper", "z:2181"]):
+        line = _error(cli(args))
+        assert "this command reads files" in line and "snapshot from-cluster" in line
 
 
 def test_other_unknown_options_keep_clicks_guess(cli: Cli) -> None:
