@@ -567,7 +567,7 @@ def test_exit_2_no_paths(cli: Cli) -> None:
     result = cli(["validate"])
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert "Missing argument" in result.stderr
+    assert "nothing to check: give PATHS, --bootstrap-server HOST:PORT, or both" in result.stderr
 
 
 def test_exit_2_bad_ibp(cli: Cli, valid_dir: Path) -> None:

@@ -155,7 +155,7 @@ def test_usage_errors_exit_2(
 
 def test_input_choice_errors(cli: Cli, inputs: dict[str, Path], tmp_path: Path) -> None:
     r = cli(["simulate", "--fail-rack", "west"])
-    assert r.exit_code == 2 and "--snapshot DIR or as --current" in r.stderr
+    assert r.exit_code == 2 and "--snapshot DIR, as --current FILE" in r.stderr
     r = cli(["simulate", "--current", inputs["current"], "--fail-rack", "west"])
     assert r.exit_code == 2 and "--current needs --inventory" in r.stderr
     snap = write_snapshot_jsonl(tmp_path / "snap")
