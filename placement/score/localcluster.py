@@ -30,8 +30,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
-import hmac
 import json
 import os
 import re
@@ -41,17 +39,14 @@ import signal
 import subprocess
 import time
 import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 
 from placement.errors import UsageError
-from placement.score.session import (
-    LOOPBACK,
-    private_dir,
-    read_private,
-    runtime_dir,
-    write_private,
-)
+from placement.io.private import private_dir, read_private, write_private
+from placement.score.clusterstate import LOOPBACK as LOOPBACK
+from placement.score.clusterstate import LocalCluster as LocalCluster
+from placement.score.clusterstate import default_state_dir as default_state_dir
+from placement.score.clusterstate import recorded as recorded
 
 MASTER = "org.apache.spark.deploy.master.Master"
 WORKER = "org.apache.spark.deploy.worker.Worker"
@@ -64,29 +59,6 @@ _STARTED = re.compile(r"Successfully started service '(\w+)' on port (\d+)\.")
 
 class ClusterError(UsageError):
     """The local cluster did not start or stop as asked."""
-
-
-@dataclass(frozen=True)
-class LocalCluster:
-    master_url: str
-    web_url: str
-    state_dir: Path
-
-    @property
-    def secret_file(self) -> Path:
-        return self.state_dir / "secret"
-
-    def secret(self) -> str:
-        return read_private(self.secret_file).strip()
-
-    def ui_token(self, lifetime: float = 60) -> str:
-        """A token the web UIs accept (``Authorization: Bearer TOKEN``) for ``lifetime`` s."""
-        key = base64.urlsafe_b64decode(read_private(self.state_dir / "ui-key").strip() + "==")
-        return _jws(key, lifetime)
-
-
-def default_state_dir() -> Path:
-    return private_dir(runtime_dir() / "cluster")
 
 
 def _spark_home() -> Path:
@@ -153,19 +125,6 @@ def _alive_workers(web_url: str, token: str | None = None) -> int:
         return 0
     count = status.get("aliveworkers") if isinstance(status, dict) else None
     return count if type(count) is int else 0
-
-
-def _jws(key: bytes, lifetime: float) -> str:
-    """A compact JWS (HS256, RFC 7515) with an expiry ``lifetime`` s ahead, as Spark's
-    ``JWSFilter`` checks it against its ``secretKey``."""
-
-    def b64(data: bytes) -> str:
-        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-    header = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-    claims = b64(json.dumps({"sub": "mrc-plan", "exp": int(time.time() + lifetime)}).encode())
-    signature = hmac.new(key, f"{header}.{claims}".encode(), hashlib.sha256).digest()
-    return f"{header}.{claims}.{b64(signature)}"
 
 
 def _daemon_name(cls: str) -> str:
@@ -401,16 +360,3 @@ def _is_ours(pid: int, state_dir: Path) -> bool:
         return False
     daemon = MASTER.encode() in argv or WORKER.encode() in argv
     return daemon and f"{STATE_ENV}={state_dir}".encode() in environ
-
-
-def recorded(state_dir: Path) -> LocalCluster | None:
-    path = state_dir / "cluster.json"
-    if not os.path.lexists(path):
-        return None
-    try:
-        data = json.loads(read_private(path))
-        return LocalCluster(str(data["master"]), str(data["web"]), state_dir)
-    except (ValueError, KeyError, TypeError):
-        raise UsageError(
-            f"{path}: not a cluster record", "stop the cluster (spark-local-cluster stop)"
-        ) from None

@@ -46,6 +46,8 @@ from placement.io.private import private_dir as private_dir
 from placement.io.private import read_private as read_private
 from placement.io.private import runtime_dir as runtime_dir
 from placement.io.private import write_private as write_private
+from placement.score.clusterstate import LOOPBACK as LOOPBACK
+from placement.score.clusterstate import default_state_dir, recorded
 
 
 def resolve_master(master: str | None) -> str | None:
@@ -61,7 +63,6 @@ def resolve_master(master: str | None) -> str | None:
 
 JVM_OPTIONS = "-XX:-DontCompileHugeMethods -XX:+UseParallelGC"
 CDS_ENV = "MRC_PLAN_SPARK_CDS"  # "0": the driver JVM starts without a class-data archive
-LOOPBACK = "127.0.0.1"
 SECRET_FILE_ENV = "MRC_PLAN_SPARK_SECRET_FILE"
 DRIVER_MEMORY_ENV = "MRC_PLAN_SPARK_DRIVER_MEMORY"  # e.g. 4g: the local JVM's heap
 _SPARK_URL = re.compile(r"spark://(?P<host>\[[^\]]*\]|[^:/\[]+):(?P<port>\d+)/?")
@@ -443,8 +444,6 @@ def cluster_secret(master: str) -> str | None:
         return secret
     if not on_loopback(master):
         return None
-    from placement.score.localcluster import default_state_dir, recorded
-
     state = default_state_dir()
     cluster = recorded(state)
     if cluster is None or cluster.master_url != master.rstrip("/"):
