@@ -7,8 +7,8 @@ directory has one. Each step applies its file to the state the step before it le
 rule a single plan follows (`placement.snapshot.apply.after`: the sync replicas a batch
 keeps keep their ISR membership, those it adds join the ISR, those it removes are gone),
 and counts the outcomes with the definitions of the rest of the report
-(`placement.simulate.failure.tally`). The steps are ranked worst first
-(`placement.simulate.failure.worse_first`).
+(`placement.simulate.judging.tally`). The steps are ranked worst first
+(`placement.simulate.judging.worse_first`).
 
 A batch in flight is no step of its own, because it is never worse than the step before
 it. While Kafka copies a batch, each of its partitions holds its old replicas and the new
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from placement.errors import InputError
 from placement.model.assignment import PartitionAssignment
-from placement.simulate.failure import (
+from placement.simulate.judging import (
     BatchStep,
     Counts,
     Failure,
