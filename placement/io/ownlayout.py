@@ -204,7 +204,7 @@ def _chunk(
     """The lines starting at ``starts`` (the last one ending at ``stop``), of the topics
     ``topic`` (``shape``: `_Topics.arrays`); ``last``: they end the file (no comma after
     the last). None when they are not the layout's text, or break a rule of one line."""
-    length, named, bare = shape.length, shape.named, shape.bare
+    length, named = shape.length, shape.named
     begin = int(starts[0])
     block = data[begin:stop]
     a = np.frombuffer(block, dtype=np.uint8)
@@ -234,6 +234,40 @@ def _chunk(
         return None
     if not np.array_equal(a[local[:, None] + shape.places[topic]], shape.values[topic]):
         return None
+    counted = _counts(block, bounds, held, runs, topic, topics, shape, last)
+    if counted is None:
+        return None
+    sizes, observers = counted
+    values = _numbers(a, value, local, runs, first, at_open, at_close, topic, shape, observers)
+    if values is None:
+        return None
+    at = np.cumsum(runs - named[topic]) - (runs - named[topic])  # each line's partition
+    # no broker twice in a list, the observers the replicas' tail (checked here, on
+    # arrays still in the cache)
+    if not _distinct(values, sizes, at + 1):
+        return None
+    tails = _ranges(at + 1 + sizes, observers)
+    observer_flat = values[tails]
+    if not np.array_equal(observer_flat, values[tails - np.repeat(observers, observers)]):
+        return None
+    return _Lines(
+        topic, sizes, observers, values[at], values[_ranges(at + 1, sizes)], observer_flat
+    )
+
+
+def _counts(
+    block: bytes | bytearray,
+    bounds: np.ndarray,
+    held: np.ndarray,
+    runs: np.ndarray,
+    topic: np.ndarray,
+    topics: _Topics,
+    shape: _Shape,
+    last: bool,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """`_chunk`'s lines' replica and observer counts, each line then held to the layout's
+    text for its topic and counts (digits deleted); None when one is not."""
+    named, bare = shape.named, shape.bare
     # a line of r replicas and o observers is, its digits deleted, its topic's prefix
     # (digits deleted), 43 bytes of keys and brackets, 7 a replica (its comma and "any")
     # and 1 an observer past the first (its comma), and its newline; it holds r + o
@@ -263,6 +297,23 @@ def _chunk(
     expected = b"".join(map(bytes.__mul__, shapes, alike))
     if block.translate(None, _DIGITS) != expected[: -2 if last else -1]:
         return None
+    return sizes, observers
+
+
+def _numbers(
+    a: np.ndarray,
+    value: np.ndarray,
+    local: np.ndarray,
+    runs: np.ndarray,
+    first: np.ndarray,
+    at_open: np.ndarray,
+    at_close: np.ndarray,
+    topic: np.ndarray,
+    shape: _Shape,
+    observers: np.ndarray,
+) -> np.ndarray | None:
+    """`_chunk`'s numbers past each line's prefix, one after another; None when a run of
+    digits is out of place, or not a number Kafka has."""
     # and past the prefix, digits only in the places of numbers: each run follows a
     # colon, a bracket or a comma, and is followed by a comma or a bracket (in the text
     # left, that is such a place, and each holds one run at most). The runs fill every
@@ -270,7 +321,7 @@ def _chunk(
     # last number is its last replica's, 4 bytes before the "o" of "observers"; with
     # observers, the last observer's, before the "l" of "log_dirs")
     line = np.repeat(np.arange(local.size, dtype=np.int64), runs)
-    slot = at_open >= (local + length[topic])[line]
+    slot = at_open >= (local + shape.length[topic])[line]
     opened, closed = at_open[slot], at_close[slot]
     if not (_OPENS[a[opened - 1]].all() and _CLOSES[a[closed + 1]].all()):
         return None
@@ -282,23 +333,12 @@ def _chunk(
     digits = closed - opened + 1
     if digits.max() > 10 or (a[opened[digits > 1]] == ord("0")).any():
         return None
-    values = value[closed].astype(np.int64)
+    values: np.ndarray = value[closed].astype(np.int64)
     for j in range(1, int(digits.max())):
         values += value[closed - j] * ((digits > j) * 10**j)
     if values.max() > INT32_MAX:
         return None
-    at = np.cumsum(runs - named[topic]) - (runs - named[topic])  # each line's partition
-    # no broker twice in a list, the observers the replicas' tail (checked here, on
-    # arrays still in the cache)
-    if not _distinct(values, sizes, at + 1):
-        return None
-    tails = _ranges(at + 1 + sizes, observers)
-    observer_flat = values[tails]
-    if not np.array_equal(observer_flat, values[tails - np.repeat(observers, observers)]):
-        return None
-    return _Lines(
-        topic, sizes, observers, values[at], values[_ranges(at + 1, sizes)], observer_flat
-    )
+    return values
 
 
 def read_own_layout(text: str | bytes) -> OwnLayout | None:
