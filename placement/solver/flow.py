@@ -398,12 +398,27 @@ def _solve_kept(flow: RackFlow) -> list[tuple[int, ...]] | None:
         return None
     counts = np.zeros((n_t, n_b), dtype=np.int64)
     np.add.at(counts, (pt[own], pb[own]), solver.flows(np.arange(own.size, dtype=np.int64)))
-    members: list[list[int]] = [[] for _ in topics]
+    return _placed(flow, counts, item_t, rest, moving)
+
+
+def _placed(
+    flow: RackFlow,
+    counts: np.ndarray,
+    item_t: np.ndarray,
+    rest: np.ndarray,
+    moving: np.ndarray,
+) -> list[tuple[int, ...]] | None:
+    """`_solve_kept`'s brokers per item, once ``counts`` says how many new replicas each
+    topic (by number, ``item_t``) puts on each receiver: which of its moving partitions
+    (``rest``: replicas each still needs) take them (`_realize`); None when they cannot."""
+    items, receivers = flow.items, flow.receivers
+    bpos = {b: i for i, b in enumerate(receivers)}
+    members: list[list[int]] = [[] for _ in range(counts.shape[0])]
     for i in np.flatnonzero(moving).tolist():
         members[int(item_t[i])].append(i)
     # preferred leaders per receiver so far: those that stay, and one for each partition
     # that must change leader (its brokers here may lead it), on the one leading least
-    lead = [0] * n_b
+    lead = [0] * len(receivers)
     for b, n in flow.leaders.items():
         if b in bpos:
             lead[bpos[b]] += n
