@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from placement.io.reassignment import write_election_stream
+from placement.io.reassignment import PlanFile, write_election_stream
 from placement.io.replicastatus import ReplicaStatusRead
 from placement.io.staging import staging_area
 from placement.model.inventory import Inventory
@@ -22,6 +22,7 @@ from placement.score.metrics import applied, with_failure, with_policy
 from placement.score.run import (
     DataFrame,
     Inputs,
+    Stage,
     broker_racks,
     read_plan,
     refuse_missing,
@@ -100,6 +101,27 @@ class Tally:
                 yield r["topic"], u["partition"], [*u["lagging"], *u["survivors"]]
 
 
+def _judged(
+    stage: Stage,
+    checked: PlanFile | None,
+    failure: Failure,
+    default_min_isr: int,
+    assume_in_sync: bool,
+) -> DataFrame:
+    """Every partition of the stage, after the plan if any (``listed``: whether an entry
+    found it), judged under ``failure``."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    source = stage.partitions
+    if checked is not None:
+        parts = source.transform(applied(read_plan(stage.spark, checked)))
+    else:
+        parts = source.withColumn("listed", F.lit(0))
+    return parts.transform(with_policy(stage.ctx.policies, default_min_isr)).transform(
+        with_failure(failure.brokers, stage.ctx.racks, failure.rack, assume_in_sync)
+    )
+
+
 def run_simulate(
     snapshot: str | Path,
     *,
@@ -119,8 +141,6 @@ def run_simulate(
     ``assume_in_sync``. With ``replica_status`` the report estimates the data at risk and
     the unclean partitions go to ``unclean_out`` riskiest first (held on the driver to be
     sorted), else in (topic, partition) order as they stream in."""
-    from pyspark.sql import functions as F  # noqa: N812
-
     failures: list[Failure] = []
 
     def resolve(inputs: Inputs) -> None:  # an unknown rack or broker: before Spark is used
@@ -141,13 +161,7 @@ def run_simulate(
         root, topics = inputs.root, inputs.topics
         checked = inputs.plans[0] if inputs.plans else None
         source = stage.partitions
-        if checked is not None:
-            parts = source.transform(applied(read_plan(stage.spark, checked)))
-        else:
-            parts = source.withColumn("listed", F.lit(0))
-        judged = parts.transform(with_policy(stage.ctx.policies, default_min_isr)).transform(
-            with_failure(failure.brokers, stage.ctx.racks, failure.rack, assume_in_sync)
-        )
+        judged = _judged(stage, checked, failure, default_min_isr, assume_in_sync)
         progress("applying the failure to every partition")
         tally = Tally({t: policy_label(p) for t, p, _ in inputs.parsed})
 
