@@ -291,3 +291,64 @@ def test_the_layer_check_catches_an_offence() -> None:
     here = "io"
     ups = [n for n in names if LAYER_OF[unit_of(n)] > LAYER_OF[here]]
     assert ups == ["placement.score.run"]
+
+
+MAX_FUNCTION_LINES = 80
+# Functions allowed over MAX_FUNCTION_LINES for now, each with why.
+LONG_FUNCTIONS_ALLOWED = {
+    "cli/assign.py:assign": "being reshaped (the library front for assign)",
+    # to split next, each into named helpers with its outputs unchanged
+    "cli/score.py:score": "to split",
+    "cli/simulate.py:render": "to split",
+    "cli/simulate.py:simulate": "to split",
+    "cli/snapshot.py:from_cluster": "to split",
+    "placement/io/cluster.py:read_cluster": "to split",
+    "placement/io/cluster_config.py:translate": "to split",
+    "placement/plan/assign.py:assign": "to split",
+    "placement/plan/batches.py:split": "to split",
+    "placement/solver/core.py:_choose_leaders": "to split",
+    "placement/solver/core.py:plan_core": "to split",
+}
+
+
+def long_functions(tree: ast.AST, limit: int = MAX_FUNCTION_LINES) -> Iterator[tuple[str, int]]:
+    """(qualified name, lines) of each function in ``tree`` longer than ``limit`` lines, from
+    its ``def`` to its last line (docstring and signature counted, decorators not)."""
+
+    def walk(node: ast.AST, prefix: str) -> Iterator[tuple[str, int]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = f"{prefix}{child.name}"
+                if not isinstance(child, ast.ClassDef):
+                    assert child.end_lineno is not None
+                    lines = child.end_lineno - child.lineno + 1
+                    if lines > limit:
+                        yield name, lines
+                yield from walk(child, f"{name}.")
+            else:
+                yield from walk(child, prefix)
+
+    yield from walk(tree, "")
+
+
+def test_no_function_is_longer_than_80_lines() -> None:
+    found = {
+        f"{rel(path)}:{name}": lines
+        for path in [*MODULES, *sorted((REPO / "cli").rglob("*.py"))]
+        for name, lines in long_functions(parse(path))
+    }
+    over = {k: v for k, v in found.items() if k not in LONG_FUNCTIONS_ALLOWED}
+    assert over == {}, "split these into named helpers (lines from def to the end)"
+    # an entry being reshaped elsewhere may drop under the limit before its entry goes
+    settled = {k for k, why in LONG_FUNCTIONS_ALLOWED.items() if not why.startswith("being")}
+    stale = sorted(settled - set(found))
+    assert stale == [], "no longer over the limit: take them off LONG_FUNCTIONS_ALLOWED"
+
+
+def test_the_length_check_counts_from_def_to_the_end() -> None:
+    body = "".join(f"    x{i} = {i}\n" for i in range(79))  # short: 80 lines, at the limit
+    tree = ast.parse(
+        f"@decorator\ndef short():\n{body}\n"
+        f"class C:\n    def long(self):\n        '''doc'''\n{body.replace('    ', '        ')}"
+    )
+    assert list(long_functions(tree)) == [("C.long", 80 + 1)]
