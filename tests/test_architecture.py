@@ -302,8 +302,6 @@ LONG_FUNCTIONS_ALLOWED = {
     "cli/simulate.py:render": "to split",
     "cli/simulate.py:simulate": "to split",
     "cli/snapshot.py:from_cluster": "to split",
-    "placement/io/cluster.py:read_cluster": "to split",
-    "placement/io/cluster_config.py:translate": "to split",
     "placement/plan/assign.py:assign": "to split",
     "placement/plan/batches.py:split": "to split",
     "placement/solver/core.py:_choose_leaders": "to split",

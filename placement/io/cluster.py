@@ -258,26 +258,7 @@ def read_cluster(
                     f"topic {name}: the cluster answered {code} and no partition",
                     "describe it again once the topic is created or deleted",
                 )
-        topic = TopicState(name)
-        for pid in sorted(meta.partitions):
-            p = meta.partitions[pid]
-            leader = int(p.leader) if p.leader is not None and p.leader >= 0 else None
-            observers = getattr(p, "observers", None)
-            if len(set(p.replicas)) != len(p.replicas):
-                raise reader.fail(
-                    f"topic {name} partition {p.id}: the cluster lists a broker twice among "
-                    "its replicas",
-                    "a snapshot holds each replica once: describe the topic and fix it",
-                )
-            topic.partitions.append(
-                PartitionState(
-                    int(p.id),
-                    leader,
-                    tuple(int(r) for r in p.replicas),
-                    tuple(int(r) for r in p.isrs),
-                    tuple(int(o) for o in observers) if observers is not None else None,
-                )
-            )
+        topic = _topic_state(reader, name, meta)
         state.topics[name] = topic
     _read_configs(reader, state, denied)
     _read_cluster_policy(reader, state)
@@ -292,6 +273,32 @@ def read_cluster(
             )
         state.skipped = denied
     return state
+
+
+def _topic_state(reader: _Reader, name: str, meta: Any) -> TopicState:
+    """Topic ``name``'s partitions as the metadata ``meta`` lists them; a broker listed
+    twice among a partition's replicas stops the read."""
+    topic = TopicState(name)
+    for pid in sorted(meta.partitions):
+        p = meta.partitions[pid]
+        leader = int(p.leader) if p.leader is not None and p.leader >= 0 else None
+        observers = getattr(p, "observers", None)
+        if len(set(p.replicas)) != len(p.replicas):
+            raise reader.fail(
+                f"topic {name} partition {p.id}: the cluster lists a broker twice among "
+                "its replicas",
+                "a snapshot holds each replica once: describe the topic and fix it",
+            )
+        topic.partitions.append(
+            PartitionState(
+                int(p.id),
+                leader,
+                tuple(int(r) for r in p.replicas),
+                tuple(int(r) for r in p.isrs),
+                tuple(int(o) for o in observers) if observers is not None else None,
+            )
+        )
+    return topic
 
 
 def _read_configs(reader: _Reader, state: ClusterState, denied: list[str]) -> None:
