@@ -129,6 +129,27 @@ def _jaas(path: str, p: Property, mechanism: str | None) -> tuple[str, str]:
     return options["username"], options["password"]
 
 
+def _pem_store(path: str, p: Property, latest: dict[str, Property]) -> str:
+    """The file of ``p``, a ``ssl.truststore.location`` of type PEM (librdkafka's
+    ``ssl.ca.location``); a Java truststore or keystore (JKS, PKCS12) is refused."""
+    key = p.key
+    kind = "truststore" if "trust" in key else "keystore"
+    store_type = latest.get(f"ssl.{kind}.type")
+    if kind == "truststore" and store_type and store_type.value.strip().upper() == "PEM":
+        return p.value.strip()
+    instead = (
+        "ssl.ca.location=FILE (the CA certificates, PEM)"
+        if kind == "truststore"
+        else "ssl.certificate.location and ssl.key.location (PEM files)"
+    )
+    raise _fail(
+        path,
+        p,
+        f"{key}: a Java {kind} (JKS or PKCS12) cannot be read by librdkafka",
+        f"export it to PEM (keytool -exportcert -rfc, or openssl) and give {instead}",
+    )
+
+
 def translate(props: list[Property], path: str) -> ClientSettings:
     """Kafka (Java) client properties -> librdkafka settings."""
     latest = {p.key: p for p in props}  # as java.util.Properties: the last one wins
@@ -164,22 +185,7 @@ def translate(props: list[Property], path: str) -> ClientSettings:
             secrets.append(password)
             settings.setdefault("sasl.mechanism", "PLAIN")
         elif key in ("ssl.truststore.location", "ssl.keystore.location"):
-            kind = "truststore" if "trust" in key else "keystore"
-            store_type = latest.get(f"ssl.{kind}.type")
-            if kind == "truststore" and store_type and store_type.value.strip().upper() == "PEM":
-                settings["ssl.ca.location"] = p.value.strip()
-                continue
-            instead = (
-                "ssl.ca.location=FILE (the CA certificates, PEM)"
-                if kind == "truststore"
-                else "ssl.certificate.location and ssl.key.location (PEM files)"
-            )
-            raise _fail(
-                path,
-                p,
-                f"{key}: a Java {kind} (JKS or PKCS12) cannot be read by librdkafka",
-                f"export it to PEM (keytool -exportcert -rfc, or openssl) and give {instead}",
-            )
+            settings["ssl.ca.location"] = _pem_store(path, p, latest)
         elif key in (
             "ssl.truststore.password",
             "ssl.keystore.password",
