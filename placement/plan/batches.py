@@ -151,6 +151,50 @@ def _keep_leader(old: PartitionAssignment, new: PartitionAssignment) -> Partitio
     return PartitionAssignment(new.topic, new.partition, sync + new.observers, new.observers)
 
 
+def _check_caps(caps: Caps, sizes: Mapping[Key, int]) -> None:
+    """At least one cap, each at least 1; a byte cap needs the partitions' sizes."""
+    given = [
+        c for c in (caps.batch_size, caps.max_moves_per_broker, caps.batch_bytes) if c is not None
+    ]
+    if not given:
+        raise UsageError(
+            "say how to split: --batch-size N, --max-moves-per-broker K, --batch-bytes SIZE, "
+            "or several of them"
+        )
+    if min(given) < 1:
+        raise UsageError(
+            "--batch-size, --max-moves-per-broker and --batch-bytes must be at least 1"
+        )
+    if caps.batch_bytes is not None and not sizes:
+        raise need_sizes()
+
+
+def _moves(
+    plan: Sequence[PartitionAssignment],
+    current: Mapping[Key, PartitionAssignment],
+    sizes: Mapping[Key, int],
+    leaders: list[PartitionAssignment],
+    leaders_rollback: list[PartitionAssignment],
+) -> list[_Move]:
+    """The entries of ``plan`` that move data, by partition, each keeping its current
+    leader while it moves; a new order (or leader) goes to ``leaders``, and what it
+    replaces to ``leaders_rollback``."""
+    moving: list[_Move] = []
+    for new in sorted(plan, key=lambda a: a.key):
+        old = current.get(new.key)
+        if old is not None and _same_data(old, new):
+            if old != new:  # a new order only: no data to move, the leaders step does it
+                leaders.append(new)
+                leaders_rollback.append(old)
+            continue
+        entry = new if old is None else _keep_leader(old, new)
+        if entry != new:
+            leaders.append(new)
+            leaders_rollback.append(entry)
+        moving.append(_move(entry, old, sizes))
+    return moving
+
+
 def split(
     plan: Sequence[PartitionAssignment],
     current: Mapping[Key, PartitionAssignment],
@@ -166,18 +210,7 @@ def split(
     each partition's recorded leader, which sends its data (`sender`); absent: the
     first replica."""
     caps = Caps(batch_size, max_moves_per_broker, batch_bytes)
-    given = [c for c in (batch_size, max_moves_per_broker, batch_bytes) if c is not None]
-    if not given:
-        raise UsageError(
-            "say how to split: --batch-size N, --max-moves-per-broker K, --batch-bytes SIZE, "
-            "or several of them"
-        )
-    if min(given) < 1:
-        raise UsageError(
-            "--batch-size, --max-moves-per-broker and --batch-bytes must be at least 1"
-        )
-    if batch_bytes is not None and not sizes:
-        raise need_sizes()
+    _check_caps(caps, sizes)
     cap = max_moves_per_broker
     groups: list[list[_Move]] = []
     load: list[dict[int, int]] = []  # per batch: broker -> moves
@@ -187,21 +220,9 @@ def split(
     not_full = 0
     leaders: list[PartitionAssignment] = []
     leaders_rollback: list[PartitionAssignment] = []
-    moving: list[_Move] = []
+    moving = _moves(plan, current, sizes, leaders, leaders_rollback)
     total: dict[int, int] = {}  # broker -> moves over the whole plan
-    for new in sorted(plan, key=lambda a: a.key):
-        old = current.get(new.key)
-        if old is not None and _same_data(old, new):
-            if old != new:  # a new order only: no data to move, the leaders step does it
-                leaders.append(new)
-                leaders_rollback.append(old)
-            continue
-        entry = new if old is None else _keep_leader(old, new)
-        if entry != new:
-            leaders.append(new)
-            leaders_rollback.append(entry)
-        move = _move(entry, old, sizes)
-        moving.append(move)
+    for move in moving:
         for b in move.touched:
             total[b] = total.get(b, 0) + 1
     room = None
