@@ -18,6 +18,7 @@ from placement.io.current import CurrentState
 from placement.io.inventory import LoadedInventory
 from placement.io.reassignment import collector_paused
 from placement.model.assignment import Key, PartitionAssignment
+from placement.model.inventory import Inventory
 from placement.model.planview import PlanView
 from placement.model.policy import PlacementPolicy
 from placement.model.scope import Scope
@@ -239,76 +240,23 @@ def assign(
     policies, kinds = _rules(present, given, given, ask.defaults)
     missing = sorted({t.name for t in topics} - present) if current is not None else []
     fresh = {t.name: t.partitions for t in topics if t.partitions} if current is None else {}
-    # brokers holding replicas that the inventory lacks, or places in no rack: dead, or
-    # on their way out; moving their replicas is asked for by the inventory itself
-    rack_of = inv.rack_of
-    held = set(chain.from_iterable(map(REPLICAS, assignments)))
-    dead = {b for b in held if rack_of.get(b) is None}
-    # offline partitions (no leader to copy from) and those with a reassignment in flight
-    # (a second move on top would replace it halfway) are left as they are
-    offline = frozenset(offline_keys(current)) if current is not None else frozenset()
-    in_flight = (current.in_flight - offline) if current is not None else frozenset()
+    dead = _dead(assignments, inv.rack_of)
+    offline, in_flight = _kept_as_they_are(current)
     frozen = offline | in_flight
     changes = _changes(topics, current) if policies_known else []
-    # the topics --topics asks to change: those whose policy differs from the cluster's
-    # (or that are new) when the cluster's policies are known, else every one it names;
-    # a topics file that restates the cluster's policies asks for nothing
-    named = {c.topic for c in changes} if policies_known else {t.name for t in topics}
-    asked = bool(drained or dead or named or options.rebalance or options.balance_leaders)
-    scope = Scope(
-        everything=ask.repair or options.rebalance or not asked,
-        topics=frozenset(named),
-        only=ask.only_topics,
-        frozen=frozen,
-    )
+    scope = _scope(topics, changes, policies_known, options, ask, bool(drained or dead), frozen)
     in_use = {t: policies[t] for t in present | set(fresh) if t in policies}
-    feasible = in_use
-    if ask.only_topics is not None:
-        feasible = {t: p for t, p in in_use.items() if ask.only_topics.fullmatch(t)}
-    check_feasible(inv, feasible, drained=drained, excluded=excluded, current=assignments)
-    sizes = current.sizes if current else {}
-    caps = disk_caps(inv, options.max_disk_usage) if sizes else {}
-    if caps:
-        check_capacity(inv, in_use, assignments, sizes, caps, drained=drained, excluded=excluded)
-    read = current.columns if current is not None else None
-    req = Request(
-        inv,
-        in_use,
-        assignments,
-        fresh,
-        drained,
-        excluded,
-        sizes,
-        caps,
-        {},
-        read,
-        scope,
-        ask.first_rack,
-    )
+    req = _request(inv, in_use, current, fresh, drained, excluded, scope, options, ask)
     solution = solve(req, options)
     plan = solution.plan
     before = req.before
-    context = PlanContext(
-        inv,
-        in_use,
-        before,
-        drained,
-        excluded,
-        fresh or None,
-        caps,
-        sizes,
-        scope=scope if current is not None else None,
-        leaders_free=options.balance_leaders or ask.first_rack,
-        first_rack=ask.first_rack,
-    )
-    verify_plan(plan, context)
+    caps, sizes = req.caps, req.sizes
+    _verify(req, plan, current is not None, options, ask)
     figures = balance_goals(
         inv, in_use, before, plan, drained, drained | excluded, caps, sizes, req.columns
     )
     added, removed, moved = movement(plan, before, sizes)
-    election = [
-        a.key for a in plan if a.key in before and before[a.key].replicas[0] != a.replicas[0]
-    ]
+    election = [a.key for a in plan if a.key in before and _new_leader(before[a.key], a)]
     senders = _recorded_leaders(current, {a.key for a in plan})
     return AssignOutcome(
         plan=plan,
@@ -326,8 +274,8 @@ def assign(
         engine=solution.engine,
         seconds=time.perf_counter() - started,
         missing_topics=missing,
-        unknown_brokers=sorted(b for b in dead if b not in rack_of),
-        rackless_brokers=sorted(b for b in dead if b in rack_of),
+        unknown_brokers=sorted(b for b in dead if b not in inv.rack_of),
+        rackless_brokers=sorted(b for b in dead if b in inv.rack_of),
         goals=figures.goals,
         brokers_from=brokers_from,
         cluster_policies_known=policies_known and current is not None,
@@ -337,16 +285,125 @@ def assign(
         senders=senders,
         degraded=degraded_report(current) if current is not None else None,
         topics=topic_figures(plan, before, sizes, kinds),
-        left_alone=[
-            LeftAlone(topic=t, partitions=n, rule=kinds.get(t, "policy"))
-            for t, n in sorted(solution.left_alone.items(), key=lambda tn: (-tn[1], tn[0]))
-        ],
+        left_alone=_left_alone(solution.left_alone, kinds),
         rules=_rule_counts(kinds, present | set(fresh)),
         scope="everything" if scope.everything else "asked",
         only_topics=ask.only_topics.pattern if ask.only_topics is not None else None,
         offline_kept=len(offline),
         in_flight_kept=len(in_flight),
     )
+
+
+def _dead(assignments: Iterable[Any], rack_of: Mapping[int, str | None]) -> set[int]:
+    """Brokers holding replicas that the inventory lacks, or places in no rack: dead, or
+    on their way out; moving their replicas is asked for by the inventory itself."""
+    held = set(chain.from_iterable(map(REPLICAS, assignments)))
+    return {b for b in held if rack_of.get(b) is None}
+
+
+def _kept_as_they_are(current: CurrentState | None) -> tuple[frozenset[Key], frozenset[Key]]:
+    """The offline partitions (no leader to copy from) and those with a reassignment in
+    flight (a second move on top would replace it halfway): left as they are."""
+    if current is None:
+        return frozenset(), frozenset()
+    offline = frozenset(offline_keys(current))
+    return offline, current.in_flight - offline
+
+
+def _new_leader(old: PartitionAssignment, new: PartitionAssignment) -> bool:
+    return old.replicas[0] != new.replicas[0]
+
+
+def _scope(
+    topics: Sequence[TopicSpec],
+    changes: Sequence[PolicyChange],
+    policies_known: bool,
+    options: Options,
+    ask: Ask,
+    draining: bool,
+    frozen: frozenset[Key],
+) -> Scope:
+    """What the plan may move: everything, or the topics asked for (and the brokers
+    drained or dead, ``draining``), never the ``frozen`` partitions."""
+    # the topics --topics asks to change: those whose policy differs from the cluster's
+    # (or that are new) when the cluster's policies are known, else every one it names;
+    # a topics file that restates the cluster's policies asks for nothing
+    named = {c.topic for c in changes} if policies_known else {t.name for t in topics}
+    asked = bool(draining or named or options.rebalance or options.balance_leaders)
+    return Scope(
+        everything=ask.repair or options.rebalance or not asked,
+        topics=frozenset(named),
+        only=ask.only_topics,
+        frozen=frozen,
+    )
+
+
+def _request(
+    inv: Inventory,
+    in_use: dict[str, PlacementPolicy],
+    current: CurrentState | None,
+    fresh: dict[str, int],
+    drained: frozenset[int],
+    excluded: frozenset[int],
+    scope: Scope,
+    options: Options,
+    ask: Ask,
+) -> Request:
+    """The solver's request, once the policies in use are feasible on the inventory and,
+    with sizes, the disks can hold them."""
+    assignments = current.assignments if current else []
+    feasible = in_use
+    if ask.only_topics is not None:
+        feasible = {t: p for t, p in in_use.items() if ask.only_topics.fullmatch(t)}
+    check_feasible(inv, feasible, drained=drained, excluded=excluded, current=assignments)
+    sizes = current.sizes if current else {}
+    caps = disk_caps(inv, options.max_disk_usage) if sizes else {}
+    if caps:
+        check_capacity(inv, in_use, assignments, sizes, caps, drained=drained, excluded=excluded)
+    read = current.columns if current is not None else None
+    return Request(
+        inv,
+        in_use,
+        assignments,
+        fresh,
+        drained,
+        excluded,
+        sizes,
+        caps,
+        {},
+        read,
+        scope,
+        ask.first_rack,
+    )
+
+
+def _verify(
+    req: Request, plan: list[PartitionAssignment], known: bool, options: Options, ask: Ask
+) -> None:
+    """The independent checker's verdict on ``plan`` (``known``: a current state was read,
+    so the scope holds)."""
+    context = PlanContext(
+        req.inventory,
+        req.policies,
+        req.before,
+        req.drained,
+        req.excluded,
+        req.fresh or None,
+        req.caps,
+        req.sizes,
+        scope=req.scope if known else None,
+        leaders_free=options.balance_leaders or ask.first_rack,
+        first_rack=ask.first_rack,
+    )
+    verify_plan(plan, context)
+
+
+def _left_alone(left: Mapping[str, int], kinds: Mapping[str, str]) -> list[LeftAlone]:
+    """The topics the plan left alone, the most partitions first."""
+    return [
+        LeftAlone(topic=t, partitions=n, rule=kinds.get(t, "policy"))
+        for t, n in sorted(left.items(), key=lambda tn: (-tn[1], tn[0]))
+    ]
 
 
 def _rule_counts(kinds: Mapping[str, str], present: Iterable[str]) -> dict[str, int]:
