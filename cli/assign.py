@@ -349,61 +349,137 @@ def assign(
     --rebalance also evens out every rack. The plan is checked by an independent checker
     before anything is written.
     """
-    from placement.solver.cpsat import SolveParams
-    from placement.solver.engine import Options
-
-    from .outputs import page_possible, report
+    from .outputs import page_possible
 
     page_possible(html)
     live = Live(bootstrap_server, command_config, timeout, skip_unauthorized)
     live.check(("--current", current))
     given: Path | Live | None = live if live.bootstrap is not None else current
-    rate, cap = _batch_flags(
-        out_dir, batch_size, max_moves_per_broker, batch_bytes, throttle, (given, sizes)
-    )
+    caps = (batch_size, max_moves_per_broker, batch_bytes)
+    batching = _batching(out_dir, caps, throttle, (given, sizes))
     _sizes_flag(sizes, given)
     _summary_flags(policy_dir, given, format, out, out_dir)
     files = {"--out": out, "--rollback": rollback, "--election": election}
     files |= {"--summary": summary_path, "--report": html}
-    outputs, named, dir_out = _outputs(
-        (inventory, topics, current, sizes, default_policy, command_config), files, out_dir
+    inputs = (inventory, topics, current, sizes, default_policy, command_config)
+    outputs, named = _outputs(inputs, files, (out_dir, policy_dir))
+    options = _options(rebalance, balance_leaders, tolerance, max_disk_usage, (time_limit, seed))
+    request = _request(
+        (inventory, topics, root, sizes, default_policy),
+        (drain, exclude, repair, only_topics, leaders_in_first_rack),
+        options,
+        batching,
     )
-    if policy_dir is not None:
-        named["--policy-dir"] = _policy_output(outputs, policy_dir)
-    params = SolveParams(time_limit=time_limit, seed=seed, workers=1)
-    options = Options(rebalance, balance_leaders, tolerance, max_disk_usage, params)
     with outputs:
-        asks = (default_policy, repair, only_topics, leaders_in_first_rack)
-        outcome, known = _plan(
-            inventory, topics, root, (given, sizes), drain, exclude, options, asks
-        )
-        batches = None
-        if dir_out is not None:
-            batches = _write_batches(
-                dir_out, outcome, known, (batch_size, max_moves_per_broker, cap), rate
-            )
-        summary = _summary(outcome, batches, out_dir)
-        text = _write_files(outcome, summary, named, _source(given, drain, exclude, options))
+        result = _run(request, given)
+        _write_files(result, named, _source(given, drain, exclude, options))
         written = outputs.commit()
-    if text is not None and out is None and out_dir is None:
-        # after the files: a plan is never printed when its rollback could not be written
-        sys.stdout.write(text)  # with --out-dir, the batches are the output
-    _show(outcome, summary, format, policy_dir)
-    report(outputs, written)
-    if batches is not None and out_dir is not None:
+    _finish(result, (outputs, written), (out, out_dir), format, policy_dir)
+
+
+def _options(
+    rebalance: bool,
+    balance_leaders: bool,
+    tolerance: float,
+    max_disk_usage: float,
+    solve: tuple[float, int],
+) -> Any:
+    """The planner's options: --rebalance, --balance-leaders, --tolerance,
+    --max-disk-usage; ``solve``: --time-limit and --seed."""
+    from placement.solver.cpsat import SolveParams
+    from placement.solver.engine import Options
+
+    params = SolveParams(time_limit=solve[0], seed=solve[1], workers=1)
+    return Options(rebalance, balance_leaders, tolerance, max_disk_usage, params)
+
+
+def _request(
+    paths: tuple[Path | None, ...],
+    asks: tuple[str | None, str | None, bool, str | None, bool],
+    options: Any,
+    batching: Any,
+) -> Any:
+    """The library's request. ``paths``: --inventory, --topics, --root, --sizes,
+    --default-policy; ``asks``: --drain, --exclude, --repair, --only-topics,
+    --leaders-in-first-rack (parsed here: a bad one is a usage error before any work)."""
+    from placement.plan.front import AssignRequest
+
+    inventory, topics, root, sizes, default_policy = paths
+    drain, exclude, repair, only_topics, first_rack = asks
+    return AssignRequest(
+        inventory,
+        topics,
+        root,
+        sizes=sizes,
+        drain=_ids(drain, "--drain"),
+        exclude=_ids(exclude, "--exclude"),
+        options=options,
+        default_policy=default_policy,
+        repair=repair,
+        only_topics=_pattern(only_topics),
+        first_rack=first_rack,
+        batching=batching,
+        notify=_note,
+    )
+
+
+def _finish(
+    result: Any,
+    written: tuple[Any, Any],
+    out: tuple[Path | None, Path | None],
+    format: SummaryFormat,
+    policy_dir: Path | None,
+) -> None:
+    """After the files: the plan on stdout when no file holds it (never when its
+    rollback could not be written), the summary, what was written, the batches."""
+    from .outputs import report
+
+    if result.plan_text is not None and out == (None, None):
+        sys.stdout.write(result.plan_text)  # with --out-dir, the batches are the output
+    _show(result, format, policy_dir)
+    report(*written)
+    if result.batches is not None and out[1] is not None:
         from .plan import show_summary
 
-        show_summary(batches, out_dir, stderr=True)
+        show_summary(result.batches, out[1], stderr=True)
+
+
+def _run(request: Any, given: Path | Live | None) -> Any:
+    """The library's `assign` over --current, or over the live cluster read once (then
+    taken as its snapshot; a failure reading it names the cluster)."""
+    from dataclasses import replace
+
+    from placement.plan.front import run
+
+    if not isinstance(given, Live):
+        return run(replace(request, current=given))
+    from placement.io.inventory import load_inventory
+
+    inventory = request.inventory
+    racks = load_inventory(inventory).inventory if inventory is not None else None
+    snapshot = given.read(racks, "assign")
+    with naming(snapshot):
+        return run(replace(request, current=snapshot))
+
+
+def _note(note: str) -> None:
+    from .render import safe
+
+    sys.stderr.write(f"note: {safe(note)}\n")
 
 
 def _outputs(
-    inputs: tuple[Path | None, ...], files: dict[str, Path | None], out_dir: Path | None
-) -> tuple[Any, dict[str, Any], Any]:
+    inputs: tuple[Path | None, ...],
+    files: dict[str, Path | None],
+    dirs: tuple[Path | None, Path | None],
+) -> tuple[Any, dict[str, Any]]:
     """Every output, checked before any work: none is an input, none shares a path, none
-    (--report included) lies inside --out-dir. The outputs, the files by flag, the
-    directory's."""
+    (--report included) lies inside --out-dir. ``dirs``: --out-dir and --policy-dir. The
+    outputs, and each by flag (--out-dir first)."""
     from placement.io.outputs import Outputs
+    from placement.plan.policies import SCRIPT
 
+    out_dir, policy_dir = dirs
     _report_outside(files.get("--report"), out_dir)
     flags = (
         "--inventory",
@@ -415,8 +491,11 @@ def _outputs(
     )
     outputs = Outputs.of(zip(flags, inputs, strict=True))
     named = {flag: outputs.add(flag, path) for flag, path in files.items() if path is not None}
-    dir_out = outputs.add_dir("--out-dir", out_dir, marker="summary.json") if out_dir else None
-    return outputs, named, dir_out
+    if out_dir is not None:
+        named = {"--out-dir": outputs.add_dir("--out-dir", out_dir, marker="summary.json")} | named
+    if policy_dir is not None:  # replaced only when empty or written by an earlier run
+        named["--policy-dir"] = outputs.add_dir("--policy-dir", policy_dir, marker=SCRIPT)
+    return outputs, named
 
 
 def _report_outside(page: Path | None, out_dir: Path | None) -> None:
@@ -436,23 +515,6 @@ def _report_outside(page: Path | None, out_dir: Path | None) -> None:
             "a whole and holds only the plan's files, so the page must lie outside it",
             f"e.g. --report {out_dir.name or 'plan'}.html beside it",
         )
-
-
-def _summary(outcome: Any, batches: dict[str, Any] | None, out_dir: Path | None) -> Any:
-    """The JSON summary, made once and only when asked for (--summary, --format json,
-    --report); with --out-dir it holds the batches as `plan show` reads them."""
-    from functools import cache
-
-    @cache
-    def make() -> Any:
-        view = None
-        if batches is not None and out_dir is not None:
-            from placement.io.summary import batches_view
-
-            view = batches_view(batches, out_dir)
-        return outcome.summary(view)
-
-    return make
 
 
 def _source(
@@ -495,33 +557,12 @@ def _summary_flags(
         )
 
 
-def _show(outcome: Any, summary: Any, format: SummaryFormat, policy_dir: Path | None) -> None:
+def _show(result: Any, format: SummaryFormat, policy_dir: Path | None) -> None:
     """The summary: JSON on stdout, or text on stderr."""
     if format is SummaryFormat.JSON:
-        from placement.diagnostics.jsonout import report_json
-
-        sys.stdout.write(report_json(summary()))
+        sys.stdout.write(result.summary_json())
     else:
-        summarize(outcome, policy_dir)
-
-
-def _policy_output(outputs: Any, policy_dir: Path) -> Any:
-    """The --policy-dir directory: replaced only when empty or written by an earlier run."""
-    from placement.plan.policies import SCRIPT
-
-    return outputs.add_dir("--policy-dir", policy_dir, marker=SCRIPT)
-
-
-def _write_policies(policy_out: Any, outcome: Any) -> None:
-    """The policy files and their commands; none (a stale directory removed) without a
-    change."""
-    from placement.plan.policies import render_policy_dir
-
-    files = render_policy_dir(outcome.policy_changes)
-    if files:
-        policy_out.files(files)
-    else:
-        policy_out.nothing()
+        summarize(result.outcome, policy_dir)
 
 
 def _sizes_flag(sizes: Path | None, current: Path | Live | None) -> None:
@@ -535,38 +576,20 @@ def _sizes_flag(sizes: Path | None, current: Path | Live | None) -> None:
         )
 
 
-def _write_batches(
-    dir_out: Any,
-    outcome: Any,
-    known: Any,
-    caps: tuple[int | None, int | None, int | None],
-    rate: int | None,
+def _batching(
+    out_dir: Path | None,
+    caps: tuple[int | None, int | None, str | None],
+    throttle: str | None,
+    current: tuple[Path | Live | None, Path | None],
 ) -> Any:
-    """Split the plan into batches under ``caps`` (partitions, moves per broker, bytes),
-    check them independently, stage the directory's files. Returns their summary.json
-    document; the batches that are one oversized partition each are noted on stderr."""
-    from placement.plan.batches import render_files, split_checked, summary
+    """--out-dir with ``caps`` (--batch-size, --max-moves-per-broker, --batch-bytes) and
+    --throttle, checked and parsed; None without --out-dir."""
+    from placement.plan.front import Batching
 
-    batch_size, max_moves_per_broker, batch_bytes = caps
-    batches = split_checked(
-        outcome.plan,
-        {a.key: a for a in outcome.rollback},
-        known,
-        batch_size=batch_size,
-        max_moves_per_broker=max_moves_per_broker,
-        batch_bytes=batch_bytes,
-        current_leaders=outcome.senders,
-    )
-    dir_out.files(render_files(batches, rate))
-    doc = summary(batches, rate)
-    alone = [row["file"] for row in doc["batches"] if row["oversized"]]
-    if alone:
-        listed = ", ".join(alone[:5]) + (f" and {len(alone) - 5:,} more" if len(alone) > 5 else "")
-        sys.stderr.write(
-            f"note: {len(alone):,} partition(s) copy more than --batch-bytes {batch_bytes:,} "
-            f"bytes on their own: each is a batch alone ({listed})\n"
-        )
-    return doc
+    rate, cap = _batch_flags(out_dir, *caps, throttle, current)
+    if out_dir is None:
+        return None
+    return Batching(out_dir, caps[0], caps[1], cap, rate)
 
 
 def _batch_flags(
@@ -610,97 +633,6 @@ def _batch_flags(
     return rate, cap
 
 
-def _current(current: Any, sizes: Path | None) -> Any:
-    """The current state (``current``: the --current path, or the snapshot read from a
-    live cluster), its partition sizes from ``sizes`` when given (they replace a
-    snapshot's); what the sizes file says about itself and how it fits, on stderr."""
-    if current is None:
-        return None
-    from dataclasses import replace
-
-    from placement.io.convert import coverage_notes, load_sizes
-    from placement.io.current import read_current, snapshot_state
-
-    from .render import safe
-
-    live = not isinstance(current, Path)
-    state = snapshot_state(current) if live else read_current(current)
-    if sizes is None:
-        return state
-    loaded = load_sizes(sizes)
-    keys = {a.key for a in state.assignments}
-    where = current.source if live else "--current"
-    notes = loaded.notes + coverage_notes(loaded.sizes, keys, str(sizes), where)
-    if state.sizes:
-        snapshot = current.source if live else f"the snapshot {current}"
-        notes.insert(0, f"--sizes {sizes} replaces the partition sizes in {snapshot}")
-    for note in notes:
-        sys.stderr.write(f"note: {safe(note)}\n")
-    return replace(state, sizes={k: v for k, v in loaded.sizes.items() if k in keys})
-
-
-def _plan(
-    inventory: Path | None,
-    topics: Path | None,
-    root: Path | None,
-    current: tuple[Path | Live | None, Path | None],
-    drain: str | None,
-    exclude: str | None,
-    options: Any,
-    asks: tuple[Path | None, bool, str | None, bool] = (None, False, None, False),
-) -> tuple[Any, dict[tuple[str, int], int]]:
-    """Read the inputs and plan: the outcome, and the partition sizes the batches use.
-    ``current``: the --current path (or the live cluster to read) and --sizes;
-    ``asks``: --default-policy, --repair, --only-topics, --leaders-in-first-rack."""
-    from placement.plan.assign import Ask
-    from placement.plan.assign import assign as run_assign
-    from placement.plan.inputs import DefaultPolicies, read_default_policy, read_inputs
-    from placement.rules.base import CheckContext
-
-    from .render import safe
-
-    given, sizes = current
-    if isinstance(given, Live):  # the cluster read once, then taken as its snapshot
-        from placement.io.inventory import load_inventory
-
-        racks = load_inventory(inventory).inventory if inventory is not None else None
-        source: Any = given.read(racks, "assign")
-    else:
-        source = given
-    inputs = read_inputs(inventory, topics, source, root)
-    for note in inputs.notes:
-        sys.stderr.write(f"note: {safe(note)}\n")
-    from contextlib import nullcontext
-
-    with naming(source) if isinstance(given, Live) else nullcontext():
-        state = _current(source, sizes)
-    if topics is not None:  # a count left out, or one the cluster does not have: exit 2
-        from placement.plan.honest import check_topics
-
-        check_topics(inputs.topics, topics, state)
-    outcome = run_assign(
-        inputs.loaded,
-        inputs.topics,
-        state,
-        drain=_ids(drain, "--drain"),
-        exclude=_ids(exclude, "--exclude"),
-        options=options,
-        policies_known=inputs.policies_known,
-        brokers_from=inputs.brokers_from,
-        ask=Ask(
-            repair=asks[1],
-            only_topics=_pattern(asks[2]),
-            first_rack=asks[3],
-            defaults=(
-                read_default_policy(asks[0], CheckContext(inputs.loaded.inventory))
-                if asks[0] is not None
-                else DefaultPolicies()
-            ),
-        ),
-    )
-    return outcome, (state.sizes if state is not None else {})
-
-
 def _pattern(raw: str | None) -> Any:
     """--only-topics as a compiled regular expression (a bad one is a usage error)."""
     if raw is None:
@@ -719,34 +651,32 @@ def _pattern(raw: str | None) -> Any:
         ) from None
 
 
-def _write_files(
-    outcome: Any, summary: Callable[[], Any], named: dict[str, Any], source: str
-) -> str | None:
+def _write_files(result: Any, named: dict[str, Any], source: str) -> None:
     """Each named output holds this run's result, or no file at all (never an older
-    plan). Returns the plan's text (None: nothing to do)."""
-    from placement.diagnostics.jsonout import report_json
-    from placement.io.reassignment import render_election, render_reassignment
-
-    text = render_reassignment(outcome.plan) if outcome.plan else None
-    # rendered only when asked for: a rollback of a large plan is as big as the plan
+    plan); each file rendered only when asked for."""
     contents: dict[str, Callable[[], str | None]] = {
-        "--out": lambda: text,
-        # the partitions the plan changes that exist already
-        "--rollback": lambda: render_reassignment(outcome.rollback) if outcome.rollback else None,
-        "--election": lambda: render_election(outcome.election) if outcome.election else None,
-        "--summary": lambda: report_json(summary()),
-        "--report": lambda: _page(summary(), source),
+        "--out": lambda: result.plan_text,
+        "--rollback": result.rollback_text,
+        "--election": result.election_text,
+        "--summary": result.summary_json,
+        "--report": lambda: _page(result.summary, source),
     }
     for flag, output in named.items():
-        if flag == "--policy-dir":  # a directory of files
-            _write_policies(output, outcome)
+        if flag == "--out-dir":  # the batches: written whatever they hold
+            output.files(result.batch_files)
+            continue
+        if flag == "--policy-dir":  # a directory of files; none removes a stale one
+            policies = result.policy_files()
+            if policies:
+                output.files(policies)
+            else:
+                output.nothing()
             continue
         body = contents[flag]()
         if body is not None:
             output.write(body)
         else:
             output.nothing()
-    return text
 
 
 def _page(summary: Any, source: str) -> str:

@@ -110,3 +110,12 @@ def test_a_failure_raises_the_libraries_error(tmp_path: Path) -> None:
     bad.write_text("not an inventory")
     with pytest.raises(InputError):
         run(AssignRequest(bad, TOPICS))
+
+
+def test_a_bad_broker_id_is_refused_before_any_input_is_read(cli: Cli, tmp_path: Path) -> None:
+    """The request holds parsed flags: a typo in --drain is said before the inputs are
+    read (or a live cluster is), even when an input would fail too."""
+    missing = tmp_path / "nowhere.json"
+    r = cli(["assign", "--inventory", missing, "--topics", TOPICS, "--drain", "4,x"])
+    assert r.exit_code == 2, r.output
+    assert "--drain" in r.stderr and "nowhere.json" not in r.stderr
