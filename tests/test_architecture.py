@@ -302,8 +302,6 @@ LONG_FUNCTIONS_ALLOWED = {
     "cli/simulate.py:render": "to split",
     "cli/simulate.py:simulate": "to split",
     "cli/snapshot.py:from_cluster": "to split",
-    "placement/solver/core.py:_choose_leaders": "to split",
-    "placement/solver/core.py:plan_core": "to split",
 }
 
 

@@ -153,30 +153,9 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
     first_rack = req.first_rack
     expect = {t: _Expected.of(p, first_rack) for t, p in policies.items()}
     repair_bound: dict[str, int] = {}
-    parts = list(before.values())
-    cols = req.columns
     scope = req.scope
     allows = None if scope.only is None and not scope.frozen else scope.allows
-    judged = (
-        None if cols is None else _meeting_columns(cols, parts, expect, home, first_rack, c.sizes)
-    )
-    if cols is None or judged is None:
-        meets = _meeting(parts, list(map(expect.get, map(itemgetter(0), before))), home)
-        keys = list(compress(before, meets))
-        _tally_kept(racks, home, keys, list(compress(parts, meets)), rebalance, allows)
-    else:
-        meets = judged.tolist()
-        _tally_columns(racks, home, cols, judged, rebalance)
-        if rebalance:
-            kept_keys = list(compress(before, meets))
-            kept_parts = list(compress(parts, meets))
-            if allows is not None:
-                ok = list(map(allows, kept_keys))
-                kept_keys, kept_parts = (
-                    list(compress(kept_keys, ok)),
-                    list(compress(kept_parts, ok)),
-                )
-            _tally_on(racks, home, kept_keys, kept_parts)
+    meets = _tally_meeting(req, c, racks, home, expect, rebalance, allows)
     derived: dict[Key, PlacementPolicy] = {}
     left_alone: Counter[str] = Counter()
     alone: set[Key] = set()  # broken and outside the scope: not even reordered
@@ -236,6 +215,61 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
             leads = left and (s, o) == (1, 0)
             item = Item(key[0], s + o, tuple(here), sticky=sticky, leads=leads, leader_left=left)
             st.add(key, item)
+    chosen, balance_bound = _solve_racks(req, c, racks, rebalance)
+    after, touched = _placed(req, c, chosen, derived)
+    leaders = _choose_leaders(req, c, before, after, touched, balance_leaders, derived, alone)
+    return CoreResult(
+        after, repair_bound, balance_bound, leaders, derived, dict(left_alone), frozenset(alone)
+    )
+
+
+def _tally_meeting(
+    req: Request,
+    c: _Cluster,
+    racks: Mapping[str, _RackState],
+    home: Mapping[int, str],
+    expect: Mapping[str, _Expected],
+    rebalance: bool,
+    allows: Callable[[Key], bool] | None,
+) -> list[bool]:
+    """Which partitions of ``req.before`` already meet their policy (in its order), each
+    of them tallied into ``racks`` (`_tally_kept`, or over the columns when the reader
+    made them)."""
+    before = req.before
+    parts = list(before.values())
+    cols = req.columns
+    judged = (
+        None
+        if cols is None
+        else _meeting_columns(cols, parts, expect, home, req.first_rack, c.sizes)
+    )
+    if cols is None or judged is None:
+        meets = _meeting(parts, list(map(expect.get, map(itemgetter(0), before))), home)
+        keys = list(compress(before, meets))
+        _tally_kept(racks, home, keys, list(compress(parts, meets)), rebalance, allows)
+        return meets
+    columns_meet: list[bool] = judged.tolist()
+    _tally_columns(racks, home, cols, judged, rebalance)
+    if rebalance:
+        kept_keys = list(compress(before, columns_meet))
+        kept_parts = list(compress(parts, columns_meet))
+        if allows is not None:
+            ok = list(map(allows, kept_keys))
+            kept_keys, kept_parts = (
+                list(compress(kept_keys, ok)),
+                list(compress(kept_parts, ok)),
+            )
+        _tally_on(racks, home, kept_keys, kept_parts)
+    return columns_meet
+
+
+def _solve_racks(
+    req: Request, c: _Cluster, racks: Mapping[str, _RackState], rebalance: bool
+) -> tuple[dict[Key, dict[str, tuple[int, ...]]], dict[str, int]]:
+    """Each rack's min-cost flow (with its targets under ``rebalance``), its leader
+    trades, then the bytes evened: the brokers chosen per partition and rack, and the
+    balance bound per rack."""
+    before = req.before
     chosen: dict[Key, dict[str, tuple[int, ...]]] = {}
     balance_bound: dict[str, int] = {}
     for rack in sorted(racks):
@@ -255,24 +289,34 @@ def plan_core(req: Request, *, rebalance: bool, balance_leaders: bool) -> CoreRe
         load = _bytes_load(before, chosen, req.sizes, c)
         for rack in sorted(racks):
             _even_bytes(c.receivers.get(rack, ()), rack, before, chosen, req.sizes, load)
+    return chosen, balance_bound
+
+
+def _placed(
+    req: Request,
+    c: _Cluster,
+    chosen: Mapping[Key, Mapping[str, tuple[int, ...]]],
+    derived: dict[Key, PlacementPolicy],
+) -> tuple[dict[Key, PartitionAssignment], list[Key]]:
+    """The state after the plan, and the partitions it changes (by key): each chosen
+    partition with its roles (`_roles`); a valid partition of a topic without a policy
+    gets its current rule in ``derived``."""
+    before = req.before
     after = dict(before)
     touched: list[Key] = []
     for key in sorted(chosen):
         old = before[key]
-        found = policies.get(key[0]) or derived.get(key)
+        found = req.policies.get(key[0]) or derived.get(key)
         if found is None:  # a valid partition of a topic without a policy, --rebalance
             found = derived[key] = c.current_rule(old)
         policy = found
         mine = chosen[key]
         placed = {r: mine[r] if r in mine else tuple(c.held(old, r)) for r in policy.per_rack()}
-        new = _roles(old, policy, placed, c.rack_of, first_rack)
+        new = _roles(old, policy, placed, c.rack_of, req.first_rack)
         if new != old:
             after[key] = new
             touched.append(key)
-    leaders = _choose_leaders(req, c, before, after, touched, balance_leaders, derived, alone)
-    return CoreResult(
-        after, repair_bound, balance_bound, leaders, derived, dict(left_alone), frozenset(alone)
-    )
+    return after, touched
 
 
 def rules(
@@ -1117,21 +1161,28 @@ def _choose_leaders(
                 if leader in fixed:
                     fixed[leader] += 1
             after[key] = _led_by(after[key], leader, swap.get((key, leader)))
-    bound = 0
-    uneven: tuple[str, ...] = ()
-    if balance_leaders and fixed:
-        if max(fixed.values()) - min(fixed.values()) > 1:
-            uneven = ("every rack",)
-        else:
-            kept = {b: kept.get(b, 0) for b in fixed}
-            q, r = divmod(sum(fixed.values()), len(fixed))
-            order = sorted(kept, key=lambda b: (-kept[b], b))
-            goal = {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
-            bound = sum(max(0, kept[b] - goal[b]) for b in kept)
+    bound, uneven = _leaders_bound(fixed, kept) if balance_leaders else (0, ())
     leads = map(itemgetter(0), map(REPLICAS, after.values()))
     led = map(itemgetter(0), map(REPLICAS, was(before, after)))
     changes = sum(map(ne, leads, led))  # at C speed: every partition of the cluster
     return LeaderStats(changes, len(forced), bound + len(forced), uneven)
+
+
+def _leaders_bound(
+    fixed: Mapping[int, int], kept: Mapping[int, int]
+) -> tuple[int, tuple[str, ...]]:
+    """Under ``--balance-leaders``: the fewest leadership changes that even the leaders of
+    ``fixed`` (leaders per broker of the last group evened), given how many each ``kept``;
+    or no bound and ``("every rack",)`` when the flow left them uneven."""
+    if not fixed:
+        return 0, ()
+    if max(fixed.values()) - min(fixed.values()) > 1:
+        return 0, ("every rack",)
+    kept = {b: kept.get(b, 0) for b in fixed}
+    q, r = divmod(sum(fixed.values()), len(fixed))
+    order = sorted(kept, key=lambda b: (-kept[b], b))
+    goal = {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
+    return sum(max(0, kept[b] - goal[b]) for b in kept), ()
 
 
 def _first_rack_leaders(
