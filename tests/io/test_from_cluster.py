@@ -271,7 +271,13 @@ def test_a_silent_address_fails_at_the_timeout(tmp_path: Path) -> None:
         listener.close()
     assert r.returncode == 2, r.stderr
     assert took < 15
-    assert f"{address}: no answer to DescribeCluster within 3 s" in r.stderr
+    # the timeout, or (on a loaded machine, where the client's own 10 s wait for the
+    # broker's first answer can run out first) the client giving the broker up: either
+    # way one line naming the address, well within a bound
+    assert (
+        f"{address}: no answer to DescribeCluster within 3 s" in r.stderr
+        or f"{address}: cannot read the cluster: 1/1 brokers are down" in r.stderr
+    ), r.stderr
     assert "rdkafka" not in r.stderr
 
 
