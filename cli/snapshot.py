@@ -12,6 +12,9 @@ from .errors import handle_errors
 from .outputs import report
 
 if TYPE_CHECKING:
+    from placement.io.cluster import FromCluster
+    from placement.io.cluster_config import ClientSettings
+    from placement.io.logdirs import SizesRead
     from placement.snapshot.facts import SnapshotReport
 
 SizesOption = typer.Option(
@@ -194,7 +197,7 @@ def from_cluster(
         snapshot_from_cluster,
     )
     from placement.io.cluster_config import ClientSettings, load_command_config
-    from placement.io.convert import coverage_notes, load_sizes
+    from placement.io.convert import load_sizes
     from placement.io.inventory import load_inventory
     from placement.io.outputs import Outputs
     from placement.io.snapshot import add_snapshot_output, write_snapshot_files
@@ -215,18 +218,7 @@ def from_cluster(
         made = snapshot_from_cluster(state, inv, loaded.sizes if loaded else None)
         write_snapshot_files(snap_out.staged(), made.snapshot)
         written = outputs.commit()
-    notes = list(made.notes)
-    if client.ignored:
-        notes.append(f"--command-config: {', '.join(client.ignored)} have no effect on this read")
-    if loaded is not None:
-        keys = {(p.topic, p.partition) for p in made.describe.partitions}
-        notes += loaded.notes + coverage_notes(loaded.sizes, keys, str(sizes), config.bootstrap)
-    else:
-        notes.append(
-            "no sizes: the client library (confluent-kafka) has no DescribeLogDirs; give "
-            "--sizes with what kafka-log-dirs --describe prints"
-        )
-    for note in notes:
+    for note in _cluster_notes(made, client, loaded, sizes, config.bootstrap):
         sys.stderr.write(f"note: {safe(note)}\n")
     report(outputs, written, skip=["--out"])
     snap = made.snapshot
@@ -235,6 +227,31 @@ def from_cluster(
         f"topics, {snap.partitions.num_rows} partitions read from {safe(config.bootstrap)} "
         f"in {time.perf_counter() - started:.1f} s\n"
     )
+
+
+def _cluster_notes(
+    made: "FromCluster",
+    client: "ClientSettings",
+    loaded: "SizesRead | None",
+    sizes: Path | None,
+    bootstrap: str,
+) -> list[str]:
+    """What `snapshot from-cluster` notes on stderr: the read's own notes, the settings of
+    --command-config that do nothing, and the sizes' coverage (or that there are none)."""
+    from placement.io.convert import coverage_notes
+
+    notes = list(made.notes)
+    if client.ignored:
+        notes.append(f"--command-config: {', '.join(client.ignored)} have no effect on this read")
+    if loaded is not None:
+        keys = {(p.topic, p.partition) for p in made.describe.partitions}
+        notes += loaded.notes + coverage_notes(loaded.sizes, keys, str(sizes), bootstrap)
+    else:
+        notes.append(
+            "no sizes: the client library (confluent-kafka) has no DescribeLogDirs; give "
+            "--sizes with what kafka-log-dirs --describe prints"
+        )
+    return notes
 
 
 def _bytes(n: int) -> str:
