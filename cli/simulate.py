@@ -22,11 +22,12 @@ from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
     from placement.io.inventory import LoadedInventory
     from placement.io.outputs import Outcome, Output, Outputs
     from placement.io.replicastatus import ReplicaStatusRead
-    from placement.simulate.failure import BatchStep, SimulateReport, UncleanPartition
+    from placement.simulate.failure import BatchStep, SimulateReport, TopicCounts, UncleanPartition
     from placement.simulate.risk import DataAtRisk, PartitionRisk
 
     # the report, how many partitions went to --unclean-out (None: not asked), the outputs
@@ -264,18 +265,7 @@ def simulate(
         run = _in_process(given, topics, root, loaded, outputs, (unclean_file, page), failure)
     report, written, outcomes = run
     _show(report, format, err)
-    if written is not None:
-        unclean = [o for o in outcomes if o.flag == "--unclean-out"]
-        _say_unclean(err, outputs, unclean, written, unclean_out, report.data_at_risk)
-    if page is not None:
-        from .render import cell
-
-        if written is None:
-            for note in outputs.notes:
-                err.print(cell(f"note: {note}"))
-        for o in outcomes:
-            if o.flag == "--report":
-                err.print(cell(o.message))
+    _say_outputs(err, outputs, outcomes, written, unclean_out, report, page is not None)
     raise typer.Exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
 
 
@@ -421,6 +411,32 @@ def _show(report: SimulateReport, format: SimFormat, err: Console) -> None:
         sys.stdout.write(report_json(report))
     else:
         render(report)
+
+
+def _say_outputs(
+    err: Console,
+    outputs: Outputs,
+    outcomes: list[Outcome],
+    written: int | None,
+    unclean_out: Path | None,
+    report: SimulateReport,
+    page: bool,
+) -> None:
+    """On stderr, what went to --unclean-out (``written`` partitions; None: not asked),
+    then, with a --report ``page``, the outputs' notes (unless said already) and where the
+    page went."""
+    if written is not None:
+        unclean = [o for o in outcomes if o.flag == "--unclean-out"]
+        _say_unclean(err, outputs, unclean, written, unclean_out, report.data_at_risk)
+    if page:
+        from .render import cell
+
+        if written is None:
+            for note in outputs.notes:
+                err.print(cell(f"note: {note}"))
+        for o in outcomes:
+            if o.flag == "--report":
+                err.print(cell(o.message))
 
 
 def _say_unclean(
@@ -649,7 +665,6 @@ def _render_steps(console: Console, steps: list[BatchStep]) -> None:
 def render(report: SimulateReport) -> None:
     from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
 
     from placement.simulate.failure import worse_first
 
@@ -682,27 +697,7 @@ def render(report: SimulateReport) -> None:
     hit = [x for x in report.topics if x.partitions != x.available]
     hit.sort(key=lambda x: (*worse_first(x), x.topic))
     if hit:
-        per = Table(title="topics affected, worst first", title_justify="left")
-        for col in ("topic", "policy", "min ISR", "partitions", "promoted", "under min ISR"):
-            per.add_column(col, justify="left" if col in ("topic", "policy") else "right")
-        per.add_column("offline (unclean/lost)", justify="right")
-        before = report.writes_failed_before > 0
-        if before:
-            per.add_column("failing before", justify="right")
-        for x in hit[:SHOWN_TOPICS]:
-            row: list[str | Text] = [
-                cell(x.topic),
-                cell(x.policy),
-                str(x.min_isr),
-                f"{x.partitions:,}",
-                f"{x.promoted:,}",
-                f"{x.under_min_isr:,}",
-                f"{x.offline:,} ({x.unclean:,}/{x.lost:,})",
-            ]
-            if before:
-                row.append(f"{x.offline_before + x.under_min_isr_before:,}")
-            per.add_row(*row)
-        console.print(per)
+        console.print(_affected(report, hit))
         if len(hit) > SHOWN_TOPICS:
             console.print(f"… and {len(hit) - SHOWN_TOPICS:,} more topics (--format json)")
     else:
@@ -730,3 +725,33 @@ def render(report: SimulateReport) -> None:
                 "promotions counted above wait, until the quorum is rebuilt",
                 markup=False,
             )
+
+
+def _affected(report: SimulateReport, hit: list[TopicCounts]) -> Table:
+    """The table of the topics ``hit``, worst first (the first `SHOWN_TOPICS`)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from .render import cell
+
+    per = Table(title="topics affected, worst first", title_justify="left")
+    for col in ("topic", "policy", "min ISR", "partitions", "promoted", "under min ISR"):
+        per.add_column(col, justify="left" if col in ("topic", "policy") else "right")
+    per.add_column("offline (unclean/lost)", justify="right")
+    before = report.writes_failed_before > 0
+    if before:
+        per.add_column("failing before", justify="right")
+    for x in hit[:SHOWN_TOPICS]:
+        row: list[str | Text] = [
+            cell(x.topic),
+            cell(x.policy),
+            str(x.min_isr),
+            f"{x.partitions:,}",
+            f"{x.promoted:,}",
+            f"{x.under_min_isr:,}",
+            f"{x.offline:,} ({x.unclean:,}/{x.lost:,})",
+        ]
+        if before:
+            row.append(f"{x.offline_before + x.under_min_isr_before:,}")
+        per.add_row(*row)
+    return per
