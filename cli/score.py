@@ -16,60 +16,70 @@ class ScoreFormat(StrEnum):
     JSON = "json"
 
 
+# the options of `score`, one alias each (the command's signature stays readable)
+SnapshotOpt = Annotated[
+    Path, typer.Option(help="Snapshot directory (brokers, topics, partitions).")
+]
+PlansOpt = Annotated[
+    list[Path] | None,
+    typer.Option(help="Reassignment JSON to score (repeatable); none: the snapshot alone."),
+]
+TopicsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Topics file (as for assign --topics) whose policies the plans set: each "
+        "plan's violations and rack failures are judged against them, not the "
+        "snapshot's; the snapshot as it stands keeps its own."
+    ),
+]
+PolicyDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="The directory assign --policy-dir wrote with the plans: the policies "
+        "they set (its topics.json) judge them, as --topics does.",
+        show_default=False,
+    ),
+]
+MasterOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Spark master, e.g. spark://host:7077; default: SPARK_MASTER, the one "
+        "spark-submit set, else local[*]."
+    ),
+]
+FormatOpt = Annotated[ScoreFormat, typer.Option(help="text (tables) or json.")]
+OutOpt = Annotated[Path | None, typer.Option(help="Also write the JSON report here (atomically).")]
+BarsOpt = Annotated[
+    int,
+    typer.Option(
+        min=0,
+        help="Text format: per plan, bars of replicas per broker before/after for this "
+        "many brokers, most changed first (0: none; the JSON report has every broker).",
+    ),
+]
+ReportOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        help="Also write an offline HTML page (FILE.html): the plans side by side, the "
+        "load per rack before and after, every broker. With --out: both or neither.",
+    ),
+]
+
+
 @handle_errors
 def score(
-    snapshot: Annotated[
-        Path, typer.Option(help="Snapshot directory (brokers, topics, partitions).")
-    ],
-    plan: Annotated[
-        list[Path] | None,
-        typer.Option(help="Reassignment JSON to score (repeatable); none: the snapshot alone."),
-    ] = None,
-    topics: Annotated[
-        Path | None,
-        typer.Option(
-            help="Topics file (as for assign --topics) whose policies the plans set: each "
-            "plan's violations and rack failures are judged against them, not the "
-            "snapshot's; the snapshot as it stands keeps its own."
-        ),
-    ] = None,
-    policy_dir: Annotated[
-        Path | None,
-        typer.Option(
-            help="The directory assign --policy-dir wrote with the plans: the policies "
-            "they set (its topics.json) judge them, as --topics does.",
-            show_default=False,
-        ),
-    ] = None,
-    master: Annotated[
-        str | None,
-        typer.Option(
-            help="Spark master, e.g. spark://host:7077; default: SPARK_MASTER, the one "
-            "spark-submit set, else local[*]."
-        ),
-    ] = None,
+    snapshot: SnapshotOpt,
+    plan: PlansOpt = None,
+    topics: TopicsOpt = None,
+    policy_dir: PolicyDirOpt = None,
+    master: MasterOpt = None,
     min_insync_replicas: MinInsyncReplicasOpt = None,
     default_min_isr: DefaultMinIsrOpt = None,
-    format: Annotated[ScoreFormat, typer.Option(help="text (tables) or json.")] = ScoreFormat.TEXT,
-    out: Annotated[
-        Path | None, typer.Option(help="Also write the JSON report here (atomically).")
-    ] = None,
-    bars: Annotated[
-        int,
-        typer.Option(
-            min=0,
-            help="Text format: per plan, bars of replicas per broker before/after for this "
-            "many brokers, most changed first (0: none; the JSON report has every broker).",
-        ),
-    ] = 20,
-    html: Annotated[
-        Path | None,
-        typer.Option(
-            "--report",
-            help="Also write an offline HTML page (FILE.html): the plans side by side, the "
-            "load per rack before and after, every broker. With --out: both or neither.",
-        ),
-    ] = None,
+    format: FormatOpt = ScoreFormat.TEXT,
+    out: OutOpt = None,
+    bars: BarsOpt = 20,
+    html: ReportOpt = None,
 ) -> None:
     """Score the snapshot as it stands and after each plan, best plan first.
 
