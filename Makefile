@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint demo bench clean schemas fuzz docs transcripts
+.PHONY: install test test-fast lint demo bench clean schemas fuzz docs transcripts
 
 install: $(STAMP)
 
@@ -37,6 +37,13 @@ $(CHROMIUM_STAMP): | $(STAMP)
 # one worker per core, at most four: each Spark test worker runs a JVM of its own
 test: $(STAMP) $(CHROMIUM_STAMP)
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4
+
+# the fast tier, while you work: no Spark, no browser, nothing marked slow or broker.
+# PYTHONDONTWRITEBYTECODE is cleared for it: pytest then keeps the test modules it
+# rewrote for its asserts, instead of rewriting all of them in every worker on every run
+test-fast: $(STAMP)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n auto --maxprocesses 4 \
+		-m "not spark and not slow and not broker" --ignore=tests/html/test_browser.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check placement cli tests bench fuzz scripts
