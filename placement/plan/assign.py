@@ -326,10 +326,11 @@ def _scope(
     """What the plan may move: everything, or the topics asked for (and the brokers
     drained or dead, ``draining``), never the ``frozen`` partitions."""
     # the topics --topics asks to change: those whose policy differs from the cluster's
-    # (or that are new) when the cluster's policies are known, else every one it names;
-    # a topics file that restates the cluster's policies asks for nothing
+    # (or that are new) when the cluster's policies are known, else every one it names.
+    # A topics file still asks about its topics when it restates their policies: the plan
+    # then changes nothing, rather than repairing topics nobody named
     named = {c.topic for c in changes} if policies_known else {t.name for t in topics}
-    asked = bool(draining or named or options.rebalance or options.balance_leaders)
+    asked = bool(draining or topics or options.rebalance or options.balance_leaders)
     return Scope(
         everything=ask.repair or options.rebalance or not asked,
         topics=frozenset(named),
