@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import Result
@@ -240,6 +241,7 @@ def _has_lone_surrogate(value: object) -> bool:
 
 @FAST
 @given(doc=serialized(), ctx=st.sampled_from(CONTEXTS))
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_json_documents_never_raise_and_agree_with_the_stdlib(
     doc: tuple[str, str], ctx: CheckContext
 ) -> None:

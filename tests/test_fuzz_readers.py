@@ -62,6 +62,7 @@ def test_mutation_is_deterministic(fuzz_context: targets.Context) -> None:
         assert a == b, reader.name
 
 
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_no_reader_crashes_on_mutated_input(fuzz_context: targets.Context, tmp_path: Path) -> None:
     readers = targets.build(fuzz_context)
     out = tmp_path / "fuzz-failures"
@@ -75,6 +76,7 @@ def test_no_reader_crashes_on_mutated_input(fuzz_context: targets.Context, tmp_p
     )
 
 
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_staging_agrees_with_the_in_process_reader(
     fuzz_context: targets.Context, tmp_path: Path
 ) -> None:

@@ -72,6 +72,7 @@ def test_the_markup_escape_is_richs_whatever_the_text(text: str) -> None:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_plain_text_is_what_rich_prints(
     tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
 ) -> None:

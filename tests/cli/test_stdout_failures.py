@@ -66,6 +66,7 @@ def test_a_reader_that_went_away(process: Process, args: list[str]) -> None:
 
 
 @pytest.mark.parametrize("redirect", ["2>&-", "2>/dev/full"])
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_unwritable_standard_error_leaves_the_exit_code_alone(
     sh: Callable[..., Done], tmp_path: Path, redirect: str
 ) -> None:

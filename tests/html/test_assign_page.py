@@ -45,6 +45,7 @@ def _keys(report: Report) -> set[str]:
     return {k for k, _, _ in figures(report.html)}
 
 
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_every_figure_is_the_json_summarys(drained: Report) -> None:
     found = figures(drained.html)
     assert len(found) > 200
@@ -119,6 +120,7 @@ def test_the_page_asks_nothing_of_any_host(drained: Report) -> None:
     assert '<body data-report="assign">' in page
 
 
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_the_same_run_gives_the_same_bytes(cli: Cli, drained: Report) -> None:
     root = drained.page.parent
     again = assign_report(cli, root, root / "snap")
@@ -292,6 +294,7 @@ def _svg_bytes(page: str) -> int:
     return sum(len(s) for s in re.findall(r"<svg.*?</svg>", page, flags=re.S))
 
 
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_a_thousand_brokers_fit_in_a_mail_and_the_charts_do_not_grow() -> None:
     small = render_assign(_big(60, 10))
     big = render_assign(_big(1000, 10))

@@ -33,6 +33,7 @@ HOSTILE = '<script>alert(1)</script>"\x1b[31m\u202e$x$'
 
 
 @pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_every_figure_is_the_json_reports(reports: dict[str, Report], kind: str) -> None:
     report = reports[kind]
     found = figures(report.html)
@@ -190,6 +191,7 @@ def _svg_bytes(page: str) -> int:
     return sum(len(s) for s in re.findall(r"<svg.*?</svg>", page, flags=re.S))
 
 
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_a_thousand_brokers_fit_in_a_mail_and_the_charts_do_not_grow() -> None:
     small = render_score(_big_score(60, 10, 3))
     big = render_score(_big_score(1000, 10, 3))
@@ -199,6 +201,7 @@ def test_a_thousand_brokers_fit_in_a_mail_and_the_charts_do_not_grow() -> None:
     assert re.search(r'<table class="sortable" data-table="brokers">', big)
 
 
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_a_plan_of_many_batches_draws_one_curve() -> None:
     batches = [
         BatchView(
@@ -266,6 +269,7 @@ def test_the_report_writes_nothing_when_drawing_fails(
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_the_snapshot_alone_and_without_sizes() -> None:
     """No plan: the page shows the snapshot as it stands; no size at all: no byte figure
     per broker (they would all read 0)."""

@@ -139,6 +139,7 @@ def test_topics_file_findings_are_capped(tmp_path: Path) -> None:
     assert codes.count("MRC205") == 100 and codes[-1] == "MRC801"
 
 
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_a_policy_of_more_than_10000_values_is_refused_before_the_schema_check(
     cli: Cli, tmp_path: Path
 ) -> None:

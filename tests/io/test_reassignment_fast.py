@@ -278,6 +278,7 @@ def documents(draw: st.DrawFn) -> Any:
 
 @settings(max_examples=500, deadline=None)
 @given(documents())
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_the_column_check_accepts_only_what_the_entry_check_reads_alike(doc: Any) -> None:
     body = json.dumps(doc)
     by_column = _columns(json.loads(body), body)

@@ -162,6 +162,7 @@ def test_runs_read_and_refuse_what_the_whole_document_does(doc: Any, size: int) 
 
 @settings(max_examples=300, deadline=None)
 @given(documents())
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_the_column_check_reads_orjson_as_the_standard_library(doc: Any) -> None:
     body = json.dumps(doc)
     assert _columns(orjson.loads(body), body) == _columns(json.loads(body), body)

@@ -169,6 +169,7 @@ def _model(model: type[PlacementPolicy] | type[Inventory], value: Any) -> Any:
 
 @settings(max_examples=1000)
 @given(st.one_of(policies(odd=True), policies(odd=False)))
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_a_policy_record_only_for_what_the_model_accepts(value: Any) -> None:
     record = shapes.exact_policy(value)
     if record is not None:
@@ -193,6 +194,7 @@ def test_a_plain_policy_gets_a_record_and_the_same_findings(
 
 @settings(max_examples=1000)
 @given(st.one_of(inventories(odd=True), inventories(odd=False)))
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_an_inventory_record_only_for_what_the_model_accepts(value: Any) -> None:
     record = shapes.exact_inventory(value)
     if record is not None:

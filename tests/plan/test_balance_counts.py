@@ -38,6 +38,7 @@ def states(draw: st.DrawFn) -> list[PartitionAssignment]:
 
 @settings(max_examples=300, deadline=None)
 @given(states())
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_the_tally_counts_as_one_replica_at_a_time(state: list[PartitionAssignment]) -> None:
     tally = Tally.of(state, {"a": "r1", "e": "r2"})
     parts = [a for a in state if a.replicas]
@@ -64,6 +65,7 @@ def test_too_many_cells_are_counted_one_by_one(monkeypatch: pytest.MonkeyPatch) 
 
 @settings(max_examples=200, deadline=None)
 @given(states())
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_the_tally_of_columns_is_the_tally(state: list[PartitionAssignment]) -> None:
     cols = Columns.of(state)
     assert cols is not None

@@ -176,6 +176,7 @@ def test_many_files_of_one_kind_are_one_note(cli: Cli, tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_files_larger_than_a_policy_are_checked_as_their_kind(cli: Cli, tmp_path: Path) -> None:
     """A plan, an inventory or a topics file past the 1 MiB a policy may hold is checked by
     its own reader under its own cap; a file of no kind that large is still refused."""

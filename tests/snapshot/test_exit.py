@@ -37,6 +37,7 @@ def snapshots(
     ]
 
 
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_no_file_object_outlives_the_read(
     snapshots: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

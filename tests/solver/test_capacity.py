@@ -426,6 +426,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios())
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_enforce_meets_every_cap_or_says_who_stays_over(case: Scenario) -> None:
     start = excess(loads(case.planned, case.sizes), case.caps)
     after = dict(case.planned)

@@ -337,6 +337,7 @@ def test_random_drains_stay_as_even_as_their_layout_allows(
 
 @settings(max_examples=40, deadline=None)
 @given(**CASES)
+@pytest.mark.slow  # the fast tier leaves it to make test
 def test_random_leader_changes_meet_the_reported_bound(
     seed: int, racks: int, scenario: str, flags: tuple[bool, bool]
 ) -> None:
