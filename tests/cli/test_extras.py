@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from _base_install import BASE_INSTALL
 
 from mrc_plan_cli.errors import EXIT_BUG, EXIT_USAGE, handle_errors
 from placement.errors import EXTRAS, OPTIONAL_MODULES, MissingExtraError, missing_extra
@@ -24,19 +25,6 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
-BASE_INSTALL = """
-import importlib.abc, sys
-OPTIONAL = set(sys.argv.pop(1).split(","))
-class NotInstalled(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in OPTIONAL:
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-sys.meta_path.insert(0, NotInstalled())
-sys.argv[0] = "mrc-plan"
-from mrc_plan_cli.main import run
-run()
-"""
 FULL_INSTALL = "import sys; sys.argv[0] = 'mrc-plan'\nfrom mrc_plan_cli.main import run\nrun()\n"
 
 

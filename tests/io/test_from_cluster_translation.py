@@ -15,6 +15,7 @@ import pytest
 
 ck = pytest.importorskip("confluent_kafka", reason="the kafka extra is not installed")
 
+from _base_install import BASE_INSTALL  # noqa: E402
 from confluent_kafka import KafkaError, KafkaException, Node  # noqa: E402
 from confluent_kafka.admin import (  # noqa: E402
     AdminClient,
@@ -356,20 +357,6 @@ def test_the_read_only_check_catches_a_write() -> None:
 
 # -- the extra ------------------------------------------------------------------------------
 
-NOT_INSTALLED = """
-import importlib.abc, sys
-OPTIONAL = set(sys.argv.pop(1).split(","))
-class NotInstalled(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in OPTIONAL:
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-sys.meta_path.insert(0, NotInstalled())
-sys.argv[0] = "mrc-plan"
-from mrc_plan_cli.main import run
-run()
-"""
-
 
 @pytest.mark.parametrize(
     ("missing", "named"),
@@ -385,7 +372,7 @@ def test_without_the_client_the_extra_is_named(
 
     r = process(
         [
-            *(sys.executable, "-c", NOT_INSTALLED, missing),
+            *(sys.executable, "-c", BASE_INSTALL, missing),
             *("snapshot", "from-cluster", "--bootstrap-server", "127.0.0.1:1"),
             *("--out", tmp_path / "s"),
         ]
