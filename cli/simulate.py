@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, TypedDict
 
 import typer
 
-from .assign import RootOption
+from .assign_options import RootOption
 from .cluster_options import (
     BootstrapOpt,
     CommandConfigOpt,
