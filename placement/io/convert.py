@@ -11,8 +11,9 @@ import pyarrow as pa
 
 from placement.errors import InputError
 from placement.io.describe import Describe
+from placement.io.formats import sizes_format
 from placement.io.limits import LOGDIRS_BYTES, SIZES_BYTES, too_large
-from placement.io.logdirs import EXAMPLES, SizesRead, looks_like_logdirs, parse_logdirs
+from placement.io.logdirs import EXAMPLES, SizesRead, parse_logdirs
 from placement.io.snapshot import BROKERS, SNAPSHOT_PARTITIONS, TOPICS, Snapshot
 from placement.io.textfile import (
     cut,
@@ -37,11 +38,11 @@ def load_sizes(path: str | Path) -> SizesRead:
     operator should know about them (notes; none for a CSV)."""
     p = Path(path)
     text = read_text(p, "the sizes file", SIZES_BYTES)
-    if looks_like_logdirs(text):
+    if sizes_format(p, text).name == "logdirs":
         if len(text) > LOGDIRS_BYTES.value():  # a JSON document costs more memory than a CSV
             raise too_large(str(p), LOGDIRS_BYTES, len(text.encode("utf-8", "surrogatepass")))
         return parse_logdirs(text, str(p))
-    return SizesRead(_sizes_csv(text, str(p)))
+    return SizesRead(sizes_csv(text, str(p)))
 
 
 def read_sizes(path: str | Path) -> dict[Key, int]:
@@ -49,7 +50,7 @@ def read_sizes(path: str | Path) -> dict[Key, int]:
     return load_sizes(path).sizes
 
 
-def _sizes_csv(text: str, name: str) -> dict[Key, int]:
+def sizes_csv(text: str, name: str) -> dict[Key, int]:
     """`topic,partition,size_bytes` CSV (header required) -> sizes.
 
     Kafka's rules: a legal topic name, a partition in 0..2^31-1, a size in 0..2^63-1

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from placement.io.columns import Columns
-from placement.io.describe import SNIFF_BYTES, looks_like_describe, read_describe
+from placement.io.describe import read_describe
+from placement.io.formats import current_format
 from placement.io.reassignment import read_plan_entries
 from placement.model.assignment import Key, PartitionAssignment
 
@@ -69,16 +70,12 @@ def target(a: PartitionAssignment, removing: tuple[int, ...]) -> PartitionAssign
 def read_current(path: str | Path) -> CurrentState:
     """Reassignment JSON, `kafka-topics --describe` text, or a snapshot directory."""
     p = Path(path)
-    if p.is_dir():
+    kind = current_format(p).name  # docs/formats.md; io/formats.py tells them apart
+    if kind == "snapshot":
         from placement.io.snapshot import read_snapshot
 
         return snapshot_state(read_snapshot(p))
-    if p.is_file():
-        with p.open("rb") as fh:
-            head = fh.read(SNIFF_BYTES)
-    else:
-        head = b""
-    if looks_like_describe(head):
+    if kind == "describe":
         from placement.io.snapshot import cluster_policy
 
         described = read_describe(p, in_flight=True)

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from placement.errors import InputError
+from placement.io.formats import SNIFF_BYTES as SNIFF_BYTES  # re-exported
+from placement.io.formats import looks_like_describe as looks_like_describe
 from placement.io.jsonsrc import QUOTE_CHARS, shorten
 from placement.io.limits import DESCRIBE_BYTES, PARTITIONS_TOTAL, check_count
 from placement.io.textfile import read_text
@@ -60,15 +62,6 @@ _CONFIGS = re.compile(r"(?:^|(?<=\s))Configs:[ \t]*")
 _MARKED_FOR_DELETION = re.compile(r"\s+MarkedForDeletion:[ \t]*true[ \t]*$")
 _CONFIG_KEY = re.compile(r"([A-Za-z0-9_.\-]+)=")
 PLACEMENT_CONFIG = "confluent.placement.constraints"
-SNIFF_BYTES = 4096  # how much of a file `looks_like_describe` needs
-
-
-def looks_like_describe(head: bytes) -> bool:
-    """Whether a file that starts with ``head`` is `kafka-topics --describe` output: a
-    `Topic:` label at the start of the text, of a line or after a tab, within the first
-    SNIFF_BYTES (the one test every command uses to tell it from JSON)."""
-    head = head[:SNIFF_BYTES]
-    return head.lstrip().startswith(b"Topic:") or b"\nTopic:" in head or b"\tTopic:" in head
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,15 +33,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from placement.errors import InputError
+from placement.io.formats import QUERYING, RECEIVED
+from placement.io.formats import looks_like_logdirs as looks_like_logdirs  # re-exported
 from placement.io.jsonsrc import JsonSyntaxError, ShapeError, SyntaxKind, is_json_int, parse_json
 from placement.io.limits import BROKERS, PARTITIONS_TOTAL, MiB, check_count
 from placement.io.positions import LineIndex, Position, position_in
 from placement.io.textfile import char_kind, cut, fits, short, short_key, topic_name_problem
 from placement.model.assignment import Key
 from placement.model.kafka import INT32_MAX, INT64_MAX, TOPIC_NAME_HINT, topic_name_error
-
-QUERYING = "Querying brokers for log directories information"
-RECEIVED = "Received log directory information from brokers"
 
 # replicas of one partition disagree when the smallest is below the largest by more than
 # both of these: a follower a few segments behind is normal, a tenth of the data is not
@@ -69,12 +68,6 @@ class SizesRead:
 
     sizes: dict[Key, int]
     notes: list[str] = field(default_factory=list)
-
-
-def looks_like_logdirs(text: str) -> bool:
-    """Whether a sizes file is `kafka-log-dirs` output rather than the CSV: a banner or a
-    JSON object first (a CSV starts with its header)."""
-    return text.lstrip().startswith(("{", QUERYING, RECEIVED))
 
 
 class _Lines(LineIndex):

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from placement.errors import InputError, UsageError
-from placement.io.describe import SNIFF_BYTES, looks_like_describe
+from placement.io.formats import current_format
 from placement.io.inventory import LoadedInventory, load_inventory
 from placement.io.snapshot import Snapshot, snapshot_inventory
 from placement.io.textfile import shown
@@ -30,22 +30,17 @@ from placement.rules.base import CheckContext
 
 CurrentKind = Literal["snapshot", "describe", "reassignment"]
 SHOWN = 5  # brokers named in one message
+_KINDS: dict[str, CurrentKind] = {k: k for k in ("snapshot", "describe", "reassignment")}
 
 
 def current_kind(path: Path | Snapshot) -> CurrentKind:
     """What `read_current` reads ``path`` as: a directory is a snapshot, a file starting
     like `kafka-topics --describe` output is that, anything else reassignment JSON. A
     snapshot in memory (read from a live cluster) is a snapshot."""
-    if isinstance(path, Snapshot) or path.is_dir():
+    if isinstance(path, Snapshot):
         return "snapshot"
-    head = b""
-    if path.is_file():
-        try:
-            with path.open("rb") as fh:
-                head = fh.read(SNIFF_BYTES)
-        except OSError:
-            pass  # reading it for real reports why
-    return "describe" if looks_like_describe(head) else "reassignment"
+    # the file's first bytes are read once, however often its kind is asked for
+    return _KINDS[current_format(path, quiet=True).name]  # unreadable: reading it says why
 
 
 @dataclass(frozen=True)

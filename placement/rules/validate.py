@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from placement.errors import InputError, UsageError
+from placement.io.formats import BY_NAME as FORMATS_BY_NAME
+from placement.io.formats import json_format, validate_format
 from placement.io.inventory import CheckedInventory
 from placement.io.jsonsrc import (
     QUOTE_CHARS,
@@ -25,12 +27,10 @@ from placement.io.jsonsrc import (
 from placement.io.limits import (
     DESCRIBE_BYTES,
     DIAGNOSTICS_PER_FILE,
-    INVENTORY_BYTES,
     PLAN_BYTES,
     POLICY_BYTES,
     POLICY_VALUES,
     PROPERTIES_BYTES,
-    TOPICS_BYTES,
     Limit,
     read_capped,
     too_large,
@@ -338,15 +338,12 @@ SUMMARY_KIND = JsonKind(
     'a top-level "batches" and "total"',
     "it was read as `plan show` reads it; `mrc-plan plan show {}` shows the plan",
 )
-_POLICY_ONLY_KEYS = frozenset(("replicas", "observers", "observerPromotionPolicy"))
-
-
-# each kind's own cap (a file larger than a policy may be is held to it)
-_KIND_BYTES = {
-    INVENTORY_KIND.name: INVENTORY_BYTES,
-    TOPICS_KIND.name: TOPICS_BYTES,
-    PLAN_KIND.name: PLAN_BYTES,
-    SUMMARY_KIND.name: PLAN_BYTES,
+# the kinds by the io/formats.py row that tells them by their keys
+_KINDS = {
+    "inventory": INVENTORY_KIND,
+    "topics": TOPICS_KIND,
+    "reassignment": PLAN_KIND,
+    "summary": SUMMARY_KIND,
 }
 
 
@@ -355,18 +352,16 @@ def json_kind(value: object) -> JsonKind | None:
     (None: a policy, or a file of no kind `validate` knows, checked as a policy).
 
     An object holding a policy's own keys ("replicas", "observers") is a policy, whatever
-    else it holds: its unknown keys are the policy's findings."""
-    if not isinstance(value, dict) or _POLICY_ONLY_KEYS & value.keys():
-        return None
-    if "brokers" in value:
-        return INVENTORY_KIND
-    if "topics" in value or "default_placement" in value:
-        return TOPICS_KIND
-    if "batches" in value and "total" in value:
-        return SUMMARY_KIND
-    if "partitions" in value:
-        return PLAN_KIND
-    return None
+    else it holds: its unknown keys are the policy's findings (the policy row of
+    io/formats.py comes first)."""
+    fmt = json_format(value)
+    return None if fmt is None else _KINDS.get(fmt.name)
+
+
+def _kind_cap(kind: JsonKind) -> Limit:
+    """Each kind's own cap (a file larger than a policy may be is held to it)."""
+    name = next(n for n, k in _KINDS.items() if k is kind)
+    return FORMATS_BY_NAME[name].cap
 
 
 def _topics_policies(doc: ParsedJson, file: str, ctx: CheckContext) -> list[Diagnostic]:
@@ -430,7 +425,7 @@ def _large_json_kind(path: Path, data: bytes) -> JsonKind:
     del value
     if kind is None:
         raise too_large(str(path), POLICY_BYTES, len(data))
-    cap = _KIND_BYTES[kind.name]
+    cap = _kind_cap(kind)
     if len(data) > cap.value():
         raise too_large(str(path), cap, len(data))
     return kind
@@ -882,12 +877,6 @@ def discover(paths: Sequence[str | Path]) -> Discovered:
     return out
 
 
-def _looks_like_describe(data: bytes) -> bool:
-    from placement.io.describe import looks_like_describe  # the reader: describe output only
-
-    return looks_like_describe(data)
-
-
 def _read(path: Path, limit: Limit, walked: tuple[int, int] | None) -> bytes:
     """The bytes of ``path``, at most ``limit``. A file found by a directory walk is
     opened without waiting (a FIFO swapped in would block) and must still be the regular
@@ -945,9 +934,10 @@ def validate_paths(
         limit = {".properties": PROPERTIES_BYTES, ".json": PLAN_BYTES}.get(suffix, DESCRIBE_BYTES)
         data = _read(path, limit, found.walked.get(str(path)))
         fetching.add(str(path), data)
-        if suffix == ".properties":
+        fmt = validate_format(path, data).name  # by its name, then its bytes (io/formats.py)
+        if fmt == "properties":
             out[str(path)] = validate_properties_bytes(data, str(path), ctx)
-        elif suffix != ".json" and _looks_like_describe(data):
+        elif fmt == "describe":
             checked = check_describe(data, str(path), ctx)
             out[str(path)] = checked.audit.diagnostics
             if checked.audit.unlisted is not None:
