@@ -15,15 +15,23 @@ import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
-from placement.errors import InputError, UsageError
+from placement.errors import InputError
+from placement.io import checkcache
+from placement.io.checkcache import CHECK_CACHE_ENV as CHECK_CACHE_ENV  # re-exported
+from placement.io.checkcache import CHECKS_VERSION as CHECKS_VERSION  # re-exported
+from placement.io.checkcache import PartitionFacts
 from placement.io.outputs import SNAPSHOT_MARKER, Output, Outputs
-from placement.io.private import cache_dir, open_private, private_dir
+
+# re-exported: tests/test_checked_cache.py replaces them here to see the cache unused
+from placement.io.private import cache_dir as cache_dir
+from placement.io.private import open_private as open_private
+from placement.io.private import private_dir as private_dir
 from placement.io.staging import Copied, copy_in, staging_area
 
 if TYPE_CHECKING:
@@ -527,13 +535,6 @@ def check_rows(
 PARTITION_BATCH_ROWS = 1_000_000
 
 
-class PartitionFacts(NamedTuple):
-    """What `verify_partitions` learns on its way through the partitions."""
-
-    unsized: int  # partitions without a size (null ``size_bytes``)
-    longest: int  # brokers in the longest ``replicas`` or ``observers`` list
-
-
 LISTS = ("replicas", "observers")
 
 
@@ -542,21 +543,6 @@ def _longest(table: pa.Table) -> int:
 
     most = [pc.max(pc.list_value_length(table.column(c))).as_py() for c in LISTS]
     return max((m for m in most if m is not None), default=0)
-
-
-# The version of what the checks accept: bump it whenever `check_rows`, `_check_lists` or
-# the duplicate check of `_check_partitions` change what they accept (or the facts they
-# return), so that no table checked under the old rules is passed on an old verdict.
-# 2: entries are keyed by the bytes staged for Spark; those of 1 were keyed by a hash of
-# the user's files taken apart from the check, and may vouch for bytes never checked.
-# 4: the `adding` and `removing` lists are checked like the others, and `removing` may not
-# name every replica (the partition would be left with none).
-CHECKS_VERSION = 4
-CHECK_CACHE_ENV = "MRC_PLAN_CHECK_CACHE"  # "0": every partitions table is checked in full
-_UNUSED_CHECKED = 30 * 24 * 3600.0  # an entry not used for this long is removed
-_STALE_TEMPORARY = 24 * 3600.0  # a temporary entry older than this is from a killed run
-_CHECKED_ENTRY = re.compile(r"[0-9a-f]{64}\.json")
-_ENTRY_BYTES = 4096  # an entry is a few dozen bytes: a larger file is not one of ours
 
 
 def verify_partitions(root: str | Path) -> PartitionFacts:
@@ -590,19 +576,9 @@ def stage_partitions(root: str | Path, into: Path) -> StagedPartitions:
     that the check skips (hidden, `_`-prefixed) are not copied, so Spark never sees them.
     Errors name the user's files and rows.
 
-    The check cache: ``cache_dir()/checked/KEY.json`` holds the facts of a Parquet table
-    that passed, KEY being the SHA-256 of `CHECKS_VERSION`, the versions of mrc-plan and
-    pyarrow, and each part file's name, size and SHA-256 as hashed while it was copied
-    (0.08 s for 5M partitions, against 3-4 s for the check). A hit returns the recorded
-    facts (and marks the entry used, its mtime); a miss checks the copies and records the
-    facts if they passed. The key, the check and Spark all read the same private copies,
-    so an entry can only say "passed" of bytes that were checked. Entries are written to
-    a temporary file and renamed into place, 0600 in 0700 directories; those unused for
-    30 days are removed when another is written. ``MRC_PLAN_CHECK_CACHE=0`` turns the
-    cache off (no reads, no writes). The cache never fails a command: a cache directory
-    that is not private (a link, writable by others), an entry that cannot be read, is not
-    JSON or does not hold two non-negative integers, or any error of the file system is a
-    miss or a skipped write. A JSON Lines table is always checked in full.
+    The check cache (`placement.io.checkcache`) records the facts of a Parquet table that
+    passed, keyed by the bytes copied and the rules that judged them: a hit stages the
+    copies without checking them again. A JSON Lines table is always checked in full.
 
     The rows Spark will see (the staged files' row counts, from their footers) must be
     the rows checked: a difference is an internal error (RuntimeError, exit 101)."""
@@ -631,17 +607,17 @@ def stage_partitions(root: str | Path, into: Path) -> StagedPartitions:
         # rows). The directory is the user's own (0700, not a link, refused otherwise),
         # so no one else can plant a verdict there.
         key, where, known = None, None, None
-        if os.environ.get(CHECK_CACHE_ENV, "1") != "0":
-            key = _checked_key(path, copied)
-            where = _checked_dir()
-            known = _checked_facts(where / f"{key}.json") if where is not None else None
+        if checkcache.enabled():
+            key = checkcache.cache_key(path, copied)
+            where = checkcache.entries_dir()
+            known = checkcache.recorded_facts(where, key) if where is not None else None
         if known is not None:
             facts = known
             rows = sum(_stage_part(c, f, None) for c, f in zip(copied, files, strict=True))
         else:
             facts, rows = _check_partitions(path, copied, files)
             if key is not None and where is not None:
-                _record_checked(where, key, facts)
+                checkcache.record(where, key, facts)
     staged = sum(_footer_rows(f) for f in files)
     if staged != rows:
         raise RuntimeError(f"internal error: {staged} rows staged for Spark, {rows} checked")
@@ -737,102 +713,6 @@ def _stage_part(copy: Copied, target: Path, check: Callable[[pa.Table, int], Non
     else:
         os.unlink(copy.path)
     return rows
-
-
-def _checked_key(path: Path, copied: list[Copied]) -> str:
-    """The cache key of the table ``path`` whose files were ``copied`` (see
-    `stage_partitions`): from the sizes and digests of the bytes copied, not read again."""
-    import hashlib
-
-    import placement
-
-    parts = []
-    for c in copied:
-        name = os.fsencode(c.source.name if c.source == path else c.source.relative_to(path))
-        parts.append((name, c.size, c.digest))
-    parts.sort()
-    described = (CHECKS_VERSION, placement.__version__, pa.__version__, parts)
-    return hashlib.sha256(repr(described).encode()).hexdigest()
-
-
-def _checked_dir() -> Path | None:
-    """``cache_dir()/checked``, private; None if it is not (or cannot be made) private."""
-    try:
-        return private_dir(cache_dir() / "checked")
-    except (UsageError, OSError, RuntimeError, ValueError):  # RuntimeError: no home
-        return None
-
-
-def _checked_facts(entry: Path) -> PartitionFacts | None:
-    """The facts recorded in ``entry`` (now marked used), or None: no entry, or one that
-    is not a private regular file of ours holding two non-negative integers."""
-    import json
-
-    try:
-        fd = open_private(entry, os.O_RDONLY)
-    except (UsageError, OSError):
-        return None
-    try:
-        with open(fd, "rb") as fh:
-            content = fh.read(_ENTRY_BYTES + 1)
-            if len(content) > _ENTRY_BYTES:
-                return None
-            data = json.loads(content)
-            if not isinstance(data, dict) or set(data) != {"unsized", "longest"}:
-                return None
-            values = (data["unsized"], data["longest"])
-            # bool is an int subclass: only an exact int, as json.loads makes them
-            if not all(type(v) is int and 0 <= v < 2**63 for v in values):
-                return None
-            with contextlib.suppress(OSError):
-                os.utime(fh.fileno())  # in use
-    except (OSError, ValueError, RecursionError):  # ValueError: not UTF-8, not JSON
-        return None
-    return PartitionFacts(*values)
-
-
-def _record_checked(where: Path, key: str, facts: PartitionFacts) -> None:
-    """Record ``facts`` as ``where/KEY.json`` (a private file, renamed into place), then
-    remove entries unused for 30 days; any failure leaves things as they were."""
-    import json
-    import secrets
-
-    text = json.dumps({"unsized": facts.unsized, "longest": facts.longest}) + "\n"
-    temporary = where / f".{key}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    try:
-        fd = open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
-    except (UsageError, OSError):
-        return
-    try:
-        with open(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(temporary, where / f"{key}.json")
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        if not isinstance(exc, OSError):
-            raise
-        return
-    _prune_checked(where)
-
-
-def _prune_checked(where: Path) -> None:
-    """Remove the entries of ``where`` not used for 30 days, and temporary files that a
-    killed run left (older than a day)."""
-    import time
-
-    now = time.time()
-    with contextlib.suppress(OSError), os.scandir(where) as entries:
-        for e in entries:
-            if _CHECKED_ENTRY.fullmatch(e.name):
-                unused = _UNUSED_CHECKED
-            elif e.name.startswith(".") and e.name.endswith(".tmp"):
-                unused = _STALE_TEMPORARY
-            else:
-                continue
-            with contextlib.suppress(OSError):
-                if now - e.stat(follow_symlinks=False).st_mtime > unused:
-                    os.unlink(e.path)
 
 
 def _check_partitions(
