@@ -44,6 +44,7 @@ from placement.html.page import (
 )
 from placement.html.plan import sections, totals
 from placement.plan.summary import cross_rack_bytes, crosses_racks
+from placement.solver.goals import figure_about
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -55,22 +56,6 @@ STATES = ("before", "after")
 # up to this many racks the rack-to-rack chart writes each figure in its cell
 ANNOTATE_RACKS = 12
 
-# what each goal measures, in our words; docs/definitions.md has them in full
-GOALS = {
-    "replicas added": "Brokers a partition gains; its lower bound is what the policies "
-    "(and --rebalance) force: no plan adds fewer.",
-    "bytes over the cap that had to leave": "With --max-disk-usage: bytes that must leave "
-    "brokers above the cap; no plan moves less off them.",
-    "brokers above --max-disk-usage": "Brokers whose bytes end above the cap (a hard limit).",
-    "rack spread (replicas per broker, worst rack)": "Per rack, the most minus the fewest "
-    "replicas per broker (drained brokers left out); 1 where they cannot divide evenly.",
-    "topic spread (replicas of a topic per broker, worst topic and rack)": "Per topic and "
-    "rack, the most minus the fewest replicas of the topic per broker; no bound computed.",
-    "preferred-leader spread (per broker, worst lead rack)": "Per lead rack, the most minus "
-    "the fewest preferred leaders per broker (drained and excluded brokers left out).",
-    "leadership changes": "Partitions whose preferred leader changes; forced: the old "
-    "leader left its partition or its lead rack.",
-}
 # the `plan show` sections, as this page names them
 BATCH_HEADINGS = {
     "timeline": "Batches on a timeline",
@@ -223,7 +208,7 @@ def _goals(summary: AssignSummary) -> str:
             (
                 i,
                 [
-                    Cell(g.name, title=GOALS.get(g.name), wrap=True),
+                    Cell(g.name, title=figure_about(g.name), wrap=True),
                     _maybe(g.before),
                     _maybe(g.value),
                     _maybe(g.bound),

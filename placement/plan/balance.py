@@ -1,7 +1,8 @@
 """Balance and movement figures: what a plan moves, and the balance before and after it
-that `assign` reports for goal 3 with their bounds, the per-rack tables of its summary and
-every broker's load (one pass over the current state; the state after is counted from the
-plan's changes only), and the bytes each rack sends to each rack. `snapshot show` takes
+that `assign` reports for the balance goals (`placement.solver.goals`) with their bounds,
+the per-rack tables of its summary and every broker's load (one pass over the current
+state; the state after is counted from the plan's changes only), and the bytes each rack
+sends to each rack. `snapshot show` takes
 its per-rack ranges from here too."""
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from placement.model.policy import PlacementPolicy
 from placement.plan.summary import BrokerFigures
 from placement.solver.capacity import bytes_held
 from placement.solver.columns import positions
-from placement.solver.core import per_topic
+from placement.solver.goals import figure_name, summary_order
+from placement.solver.tallies import per_topic
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,8 @@ class RackBalance:
 
 @dataclass(frozen=True)
 class Goal:
-    """One goal's figure after the plan, in the goal order (README: "How a plan is chosen")."""
+    """One goal's figure after the plan, named as its goal's `Figure` in
+    `placement.solver.goals` (whose `summary_order` is the order they are listed in)."""
 
     name: str
     value: float
@@ -396,25 +399,17 @@ def balance_goals(
     leading = {r for t in (t0, t1) for b, n in t.leaders.items() if n > 0 and (r := rack_of.get(b))}
     t0.lead_racks = t1.lead_racks = leading
     b0, b1 = racks.figures(t0), racks.figures(t1)
-    goals = [
-        Goal("rack spread (replicas per broker, worst rack)", b1[0], b1[3], b0[0]),
-        Goal(
-            "topic spread (replicas of a topic per broker, worst topic and rack)",
-            b1[1],
-            None,
-            b0[1],
-        ),
-        Goal("preferred-leader spread (per broker, worst lead rack)", b1[2], b1[4], b0[2]),
+    # each goal's figure under its name in `placement.solver.goals`, in the summary's order
+    measured = [
+        Goal(figure_name("replicas"), b1[0], b1[3], b0[0]),
+        Goal(figure_name("topics"), b1[1], None, b0[1]),
+        Goal(figure_name("leaders"), b1[2], b1[4], b0[2]),
     ]
     if caps and sizes:
-        goals.insert(
-            0,
-            Goal(
-                "brokers above --max-disk-usage",
-                _over_cap(before, plan, caps, sizes, racks.rack_of),
-                0,
-            ),
-        )
+        over = _over_cap(before, plan, caps, sizes, racks.rack_of)
+        measured.append(Goal(figure_name("capacity"), over, 0))
+    order = summary_order()
+    goals = sorted(measured, key=lambda g: order.index(g.name))
     held = _bytes(before, plan, sizes, t0.load, t1.load)
     brokers = _brokers(inventory, drained, unusable - drained, (t0, t1), held)
     return BalanceFigures(goals, *_tables(inventory, drained, racks, t0, t1), brokers)

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.planview import PlanView
 from placement.model.policy import PlacementPolicy
 from placement.plan.degraded import Degraded
+from placement.solver.goals import summary_order
 
 
 def policy_document(policy: PlacementPolicy) -> dict[str, Any]:
@@ -284,3 +285,16 @@ class AssignSummary(_Model):
         description="the cluster before the plan: partitions under-replicated, under min "
         "ISR or offline, from the ISRs and leaders --current records; null: no --current",
     )
+
+    @field_validator("goals")
+    @classmethod
+    def _in_goal_order(cls, goals: list[GoalFigure]) -> list[GoalFigure]:
+        """The goals as `placement.solver.goals.summary_order` lists them (a name it lacks
+        last, in the order given)."""
+        return ordered_goals(goals)
+
+
+def ordered_goals(goals: list[GoalFigure]) -> list[GoalFigure]:
+    """``goals`` in the order of the goals' figures (`placement.solver.goals`)."""
+    order = {name: i for i, name in enumerate(summary_order())}
+    return sorted(goals, key=lambda g: order.get(g.name, len(order)))
