@@ -186,9 +186,8 @@ def validate(
     Exits 1 when any file has an error (or a warning with --strict), 0 otherwise.
     """
     from placement.diagnostics.escape import escape
-    from placement.io.inventory import inventory_for_checks
-    from placement.model.diagnostic import build_report
-    from placement.rules.validate import ValidateOptions, parse_ibp, validate_paths
+    from placement.rules.front import ValidateRequest
+    from placement.rules.front import run as run_validate
 
     paths = paths or []
     live = Live(bootstrap_server, command_config, timeout, skip_unauthorized)
@@ -210,20 +209,22 @@ def validate(
         output_file = outputs.add("--output", output)
     if fmt.value == "auto":
         fmt = Format("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    options = ValidateOptions(
-        inventory=inventory_for_checks(inventory) if inventory is not None else None,
-        min_insync_replicas=min_insync_replicas,
-        ibp=parse_ibp(ibp) if ibp is not None else None,
+    request = ValidateRequest(
+        paths,
+        inventory,
+        min_insync_replicas,
+        ibp,
+        strict,
+        # its notes go to stderr as it is read, before the report
+        cluster=(lambda racks: live.read(racks, "validate"))
+        if live.bootstrap is not None
+        else None,
+        tool_version=_tool_version(fmt),
     )
-    notes: list[str] = []
-    clusters = []
-    if live.bootstrap is not None:  # its notes go to stderr as it is read, before the report
-        racks = options.inventory.inventory if options.inventory is not None else None
-        clusters.append(live.read(racks, "validate"))
-    findings = validate_paths(paths, options, notes=notes, clusters=clusters)
-    report = build_report(findings, strict=strict, tool_version=_tool_version(fmt))
+    result = run_validate(request)
+    report = result.report
     rendered = _render_report(report, fmt, color=_color() and output is None)
-    for note in notes:  # on stderr: not findings, so no report format carries them
+    for note in result.notes:  # on stderr: not findings, so no report format carries them
         sys.stderr.write(f"note: {escape(note)}\n")
     if outputs is not None and output_file is not None:
         from .outputs import report as report_outputs
