@@ -1,11 +1,16 @@
-"""`mrc-plan simulate`: what losing a rack or some brokers does to every partition."""
+"""`mrc-plan simulate`: what losing a rack or some brokers does to every partition.
+
+The flags map to the library's `SimulateRequest` (placement/simulate/front.py), run by
+`placement.score.front.simulate` (Spark for --snapshot, in process otherwise). The
+options are declared in cli/simulate_options.py, the text report is in
+cli/simulate_text.py.
+"""
 
 from __future__ import annotations
 
 import sys
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypedDict
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -19,42 +24,41 @@ from .cluster_options import (
     naming,
 )
 from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
+from .simulate_options import (
+    AssumeInSyncOpt,
+    CurrentOpt,
+    DefaultMinIsrOpt,
+    ExitZeroOpt,
+    FailBrokersOpt,
+    FailRackOpt,
+    FormatOpt,
+    InventoryOpt,
+    MasterOpt,
+    MinInsyncReplicasOpt,
+    PlanOpt,
+    ReplicaStatusOpt,
+    ReportOpt,
+    SimFormat,
+    SnapshotOpt,
+    TopicsOpt,
+    UncleanOutOpt,
+    resolve_min_isr,
+)
+from .simulate_text import kafka_picks, render, risk_line
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.table import Table
 
-    from placement.io.inventory import LoadedInventory
     from placement.io.outputs import Outcome, Output, Outputs
-    from placement.io.replicastatus import ReplicaStatusRead
-    from placement.simulate.failure import BatchStep, SimulateReport, TopicCounts, UncleanPartition
-    from placement.simulate.risk import DataAtRisk, PartitionRisk
+    from placement.simulate.failure import SimulateReport
+    from placement.simulate.front import SimulateRequest, SimulateResult
+    from placement.simulate.risk import DataAtRisk
 
     # the report, how many partitions went to --unclean-out (None: not asked), the outputs
     Run = tuple[SimulateReport, int | None, list[Outcome]]
     # --unclean-out and --report, each when asked
     Files = tuple[Output | None, Output | None]
 
-
-class FailureArgs(TypedDict):
-    """What fails, after which plan, and the replica status the estimates read: the same
-    arguments for either path."""
-
-    fail_rack: str | None
-    fail_brokers: list[int] | None
-    plan: Path | None
-    default_min_isr: int
-    assume_in_sync: bool
-    replica_status: ReplicaStatusRead | None
-
-
-class SimFormat(StrEnum):
-    TEXT = "text"
-    JSON = "json"
-
-
-# topics listed in the text table; the JSON report has every topic
-SHOWN_TOPICS = 20
 
 UNCLEAN_WARNING = (
     "warning: an unclean leader election makes a replica outside the ISR (an observer, or a "
@@ -64,127 +68,6 @@ UNCLEAN_WARNING = (
     "  kafka-leader-election --bootstrap-server HOST:PORT --election-type UNCLEAN "
     "--path-to-json-file {path}"
 )
-
-FailRackOpt = Annotated[
-    str | None, typer.Option(help="Take every broker of this rack down.", show_default=False)
-]
-FailBrokersOpt = Annotated[
-    str | None,
-    typer.Option(help="Take these brokers down: ids separated by commas.", show_default=False),
-]
-SnapshotOpt = Annotated[
-    Path | None,
-    typer.Option(help="Snapshot directory: runs on the Spark stage.", show_default=False),
-]
-CurrentOpt = Annotated[
-    Path | None,
-    typer.Option(
-        help="Current assignment (reassignment JSON, kafka-topics --describe output, or a "
-        "snapshot directory): runs in-process; needs --inventory.",
-        show_default=False,
-    ),
-]
-InventoryOpt = Annotated[
-    Path | None,
-    typer.Option(
-        help="Broker inventory: the racks of the brokers (with --current; with "
-        "--bootstrap-server, of those that report none) and the KRaft controllers (the "
-        "quorum check, with any input).",
-        show_default=False,
-    ),
-]
-TopicsOpt = Annotated[
-    Path | None,
-    typer.Option(
-        help="Topics file with each topic's policy and min_isr (with --current; "
-        "default: the configs in the describe output or snapshot).",
-        show_default=False,
-    ),
-]
-PlanOpt = Annotated[
-    Path | None,
-    typer.Option(
-        help="Apply this reassignment JSON first; or an `assign --out-dir` directory: the "
-        "failure before any batch and after each step, worst first (with --current).",
-        show_default=False,
-    ),
-]
-MinInsyncReplicasOpt = Annotated[
-    int | None,
-    typer.Option(
-        min=1,
-        max=2**31 - 1,
-        help="The cluster's min.insync.replicas, for topics that set none of their own "
-        "(Kafka's default: 1).",
-        show_default=False,
-    ),
-]
-# the old name of --min-insync-replicas: still taken, with a note, and not listed
-DefaultMinIsrOpt = Annotated[
-    int | None,
-    typer.Option(min=1, max=2**31 - 1, hidden=True, help="Now --min-insync-replicas."),
-]
-ALIAS_NOTE = "note: --default-min-isr is now --min-insync-replicas"
-KAFKA_MIN_ISR = 1  # min.insync.replicas when neither the topic nor the cluster sets it
-
-
-def resolve_min_isr(value: int | None, alias: int | None) -> int:
-    """The cluster's min.insync.replicas from --min-insync-replicas or its old name
-    --default-min-isr (which prints a note); both with different values: a usage error."""
-    if alias is None:
-        return KAFKA_MIN_ISR if value is None else value
-    if value is not None and value != alias:
-        from placement.errors import UsageError
-
-        raise UsageError(
-            f"--min-insync-replicas {value} and --default-min-isr {alias} disagree",
-            "--default-min-isr is the old name of --min-insync-replicas: give one of them",
-        )
-    sys.stderr.write(ALIAS_NOTE + "\n")
-    return alias
-
-
-UncleanOutOpt = Annotated[
-    Path | None,
-    typer.Option(
-        help="Write the partitions that only an unclean election onto a replica outside "
-        "the ISR can bring back, as kafka-leader-election --path-to-json-file input.",
-        show_default=False,
-    ),
-]
-ReplicaStatusOpt = Annotated[
-    Path | None,
-    typer.Option(
-        help="Output of kafka-replica-status (--json, --verbose or the default columns), "
-        "taken before the failure: estimate what the unclean elections would truncate, and "
-        "list them riskiest first in --unclean-out.",
-        show_default=False,
-    ),
-]
-MasterOpt = Annotated[
-    str | None,
-    typer.Option(help="Spark master for --snapshot (default as for score).", show_default=False),
-]
-FormatOpt = Annotated[SimFormat, typer.Option(help="text (tables) or json.")]
-AssumeInSyncOpt = Annotated[
-    bool,
-    typer.Option(
-        help="Count every sync replica as in the ISR, as if none lagged (default: the ISR "
-        "the describe output or snapshot records; reassignment JSON records none)."
-    ),
-]
-ReportOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--report",
-        help="Also write an offline HTML page (FILE.html): outcomes per topic, the "
-        "partitions needing an unclean election and, with --replica-status, the data at risk.",
-        show_default=False,
-    ),
-]
-ExitZeroOpt = Annotated[
-    bool, typer.Option(help="Exit 0 even when partitions go offline or under min ISR.")
-]
 
 
 @handle_errors
@@ -230,8 +113,7 @@ def simulate(
     """
     from rich.console import Console
 
-    from placement.io.inventory import load_inventory
-    from placement.io.replicastatus import read_replica_status
+    from placement.simulate.front import SimulateRequest, check
 
     from .outputs import page_possible
 
@@ -245,25 +127,27 @@ def simulate(
     )
     page_possible(html)
     page = outputs.add("--report", html) if html is not None else None
-    loaded = load_inventory(inventory) if inventory is not None else None
-    status = read_replica_status(str(replica_status)) if replica_status is not None else None
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    failure = FailureArgs(
-        fail_rack=fail_rack,
-        fail_brokers=ids,
-        plan=plan,
-        default_min_isr=min_isr,
-        assume_in_sync=assume_in_sync,
-        replica_status=status,
+    request = SimulateRequest(
+        fail_rack,
+        ids,
+        snapshot,
+        current,
+        inventory,
+        topics,
+        root,
+        plan,
+        min_isr,
+        assume_in_sync,
+        replica_status,
+        master,
     )
+    request = check(request)  # the inventory and replica status read, before any work
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
     if snapshot is not None:
-        run = _on_spark(
-            snapshot, topics, master, loaded, outputs, (unclean_file, page), err, failure
-        )
+        report, written, outcomes = _on_spark(request, outputs, (unclean_file, page), err)
     else:
         assert given is not None  # _failure_flags: one of the two
-        run = _in_process(given, topics, root, loaded, outputs, (unclean_file, page), failure)
-    report, written, outcomes = run
+        report, written, outcomes = _in_process(given, request, outputs, (unclean_file, page))
     _show(report, format, err)
     _say_outputs(err, outputs, outcomes, written, unclean_out, report, page is not None)
     raise typer.Exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
@@ -295,98 +179,59 @@ def _failure_flags(
     return ids
 
 
-def _on_spark(
-    snapshot: Path,
-    topics: Path | None,
-    master: str | None,
-    loaded: LoadedInventory | None,
-    outputs: Outputs,
-    files: Files,
-    err: Console,
-    failure: FailureArgs,
-) -> Run:
-    """--snapshot: the failure on the Spark stage, its stage shown while it runs."""
-    from placement.errors import UsageError
-    from placement.simulate.batches import is_directory
+def _on_spark(request: SimulateRequest, outputs: Outputs, files: Files, err: Console) -> Run:
+    """--snapshot: the failure on the Spark stage, its stage shown while it runs; the
+    unclean partitions streamed to the file as they come back."""
+    from dataclasses import replace
 
-    if topics is not None:
-        raise UsageError("--topics goes with --current; a snapshot carries its topics' policies")
-    if failure["plan"] is not None and is_directory(failure["plan"]):
-        raise UsageError(
-            "--plan DIR, the steps of a batch directory, runs in-process, not on Spark",
-            f"give the snapshot as --current {snapshot} --inventory INV",
-        )
-    from placement.score.simulate import run_simulate
+    from placement.score.front import simulate
 
     unclean, page = files
     with outputs, err.status("simulating") as status:
-        report, written = run_simulate(
-            snapshot,
-            master=master,
-            inventory=loaded.inventory if loaded else None,
-            unclean_out=unclean.staged() if unclean else None,
-            progress=lambda stage: status.update(stage),
-            **failure,
+        result = simulate(
+            replace(
+                request,
+                unclean_out=unclean.staged() if unclean else None,
+                progress=lambda stage: status.update(stage),
+            )
         )
         if page is not None:
             status.update("writing the HTML report")
-        outcomes = _commit(outputs, files, report, written)
-    return report, written, outcomes
+        outcomes = _commit(outputs, files, result.report, result.written)
+    return result.report, result.written, outcomes
 
 
 def _in_process(
-    current: Path | Live,
-    topics: Path | None,
-    root: Path | None,
-    loaded: LoadedInventory | None,
-    outputs: Outputs,
-    files: Files,
-    failure: FailureArgs,
+    current: Path | Live, request: SimulateRequest, outputs: Outputs, files: Files
 ) -> Run:
     """--current (or --bootstrap-server): the failure in process; the unclean partitions
-    streamed to the file."""
-    from placement.errors import UsageError
+    then written to the file."""
+    from placement.simulate.front import run_in_process
 
-    if isinstance(current, Live):
-        report, partitions = _live(current, topics, root, loaded, failure)
-    elif loaded is None:
-        raise UsageError("--current needs --inventory: the racks of the brokers")
-    else:
-        from placement.simulate.failure import simulate_files
-
-        report, partitions = simulate_files(
-            current, loaded, topics=topics, refs_root=root, **failure
-        )
-    from placement.io.reassignment import write_election_stream
-
+    result = _live(current, request) if isinstance(current, Live) else run_in_process(request)
     written = None
     unclean = files[0]
     with outputs:
         if unclean is not None:
-            keys = ((u.topic, u.partition) for u in partitions)
-            written = write_election_stream(unclean.staged(), keys)
-        outcomes = _commit(outputs, files, report, written)
-    return report, written, outcomes
+            written = result.write_unclean(unclean.staged())
+        outcomes = _commit(outputs, files, result.report, written)
+    return result.report, written, outcomes
 
 
-def _live(
-    live: Live,
-    topics: Path | None,
-    root: Path | None,
-    loaded: LoadedInventory | None,
-    failure: FailureArgs,
-) -> tuple[SimulateReport, list[UncleanPartition]]:
+def _live(live: Live, request: SimulateRequest) -> SimulateResult:
     """--bootstrap-server: the cluster read once, then simulated exactly as `--current
     SNAPSHOT` is. The in-process engine reads a snapshot directory, so the snapshot goes
     through a private temporary directory (removed after); what names that directory
     names the cluster instead. The racks are --inventory's when given (as with
     --current), else the snapshot's brokers table's (the cluster's, which needs none)."""
     import tempfile
+    from dataclasses import replace
 
     from placement.io.snapshot import write_snapshot_files
     from placement.plan.inputs import recorded_brokers
-    from placement.simulate.failure import simulate_files
+    from placement.simulate.front import run_in_process
 
+    loaded = request.loaded
     snap = live.read(loaded.inventory if loaded else None, "simulate")
     if loaded is None:
         loaded = recorded_brokers(snap)
@@ -395,7 +240,7 @@ def _live(
         where.mkdir()
         write_snapshot_files(where, snap)
         with naming(snap, where):
-            return simulate_files(where, loaded, topics=topics, refs_root=root, **failure)
+            return run_in_process(replace(request, current=where, inventory=loaded))
 
 
 def _show(report: SimulateReport, format: SimFormat, err: Console) -> None:
@@ -467,7 +312,7 @@ def _say_unclean(
                 err.print(f"  … and {written - SAMPLE:,} more (--format json lists them all)")
         err.print(UNCLEAN_WARNING.format(path=safe(path)), markup=False, emoji=False)
         if at_risk is not None:
-            err.print(cell(_kafka_picks(at_risk)))
+            err.print(cell(kafka_picks(at_risk)))
     else:
         err.print("no partition needs an unclean election", markup=False)
         for o in outcomes:  # a file from an earlier run is removed, and this says so
@@ -499,259 +344,3 @@ def _commit(
     if unclean is not None and not written:
         unclean.nothing()
     return outputs.commit()
-
-
-def risk_line(r: PartitionRisk, source: str) -> str:
-    """One partition's estimate: ``orders-1: 315 offsets at risk electing 10 (...)``."""
-    name = f"{r.topic}-{r.partition}"
-    elects = ""
-    if r.replica is not None and r.kafka_elects != r.replica:
-        behind = r.kafka_elects_offsets
-        gap = "offsets unknown" if behind is None else f"{behind:,} offsets at risk"
-        elects = f"; Kafka elects {r.kafka_elects}, first in replica order: {gap}"
-    if not r.listed:
-        return f"{name}: no estimate, not in {source}; Kafka elects {r.kafka_elects}"
-    if r.replica is None:
-        return (
-            f"{name}: no estimate, {source} shows no offset for its surviving replicas; "
-            f"Kafka elects {r.kafka_elects}"
-        )
-    lag = "lag unknown" if r.lag_ms is None else f"caught up {r.lag_ms:,} ms before the status"
-    offsets = "offsets at risk unknown" if r.offsets is None else f"{r.offsets:,} offsets at risk"
-    return f"{name}: {offsets} electing {r.replica}, the most caught up ({lag}){elects}"
-
-
-def _kafka_picks(at_risk: DataAtRisk) -> str:
-    """Which replica Kafka elects, and how many partitions it would elect a worse one for."""
-    worse = sum(
-        1
-        for r in at_risk.partitions
-        if r.replica is not None
-        and r.kafka_elects != r.replica
-        and (r.kafka_elects_offsets is None or r.kafka_elects_offsets > (r.offsets or 0))
-    )
-    text = (
-        "note: Kafka picks the new leader itself: an unclean election elects the first live "
-        "replica in the partition's replica order, not the most caught-up one the estimates "
-        f"name (estimates from {at_risk.replica_status}, taken before the failure)"
-    )
-    if worse:
-        text += (
-            f'; for {worse:,} partition(s) that replica is further behind ("Kafka elects" '
-            "above): bring the failed brokers back, or reorder the replicas so that the most "
-            "caught-up one comes first, before electing"
-        )
-    return text
-
-
-def _ids(ids: list[int], limit: int = 12) -> str:
-    shown = ", ".join(map(str, ids[:limit]))
-    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
-
-
-def _survivors(u: UncleanPartition) -> str:
-    """The replicas an unclean election can elect: ``observers 5, 6; out of sync 7``."""
-    parts = []
-    if u.observers:
-        parts.append(f"observers {_ids(u.observers)}")
-    if u.lagging:
-        parts.append(f"out of sync {_ids(u.lagging)}")
-    return "; ".join(parts)
-
-
-def _isr_line(report: SimulateReport) -> str:
-    """What the ISR was taken to be, and what was failing before the failure."""
-    t = report.totals
-    if report.isr == "assumed":
-        basis = "ISR assumed: every sync replica counts as in sync (--assume-in-sync)"
-    elif t.isr_unknown == t.partitions:
-        basis = "no ISR recorded: every sync replica counts as in sync"
-    elif t.isr_unknown:
-        basis = (
-            f"ISR as recorded; {t.isr_unknown:,} partition(s) have none recorded: their sync "
-            "replicas count as in sync"
-        )
-    else:
-        basis = "ISR as recorded"
-    return (
-        f"{basis}\nbefore the failure (no broker down): {t.offline_before:,} offline, "
-        f"{t.under_min_isr_before:,} under min ISR; the failure breaks {t.broken:,} more"
-    )
-
-
-def _render_risk(console: Console, at_risk: DataAtRisk) -> None:
-    """The data at risk per topic (most offsets first), and the riskiest partitions."""
-    from rich.table import Table
-
-    from .render import cell
-
-    t = at_risk.totals
-    if not t.partitions:
-        return
-    table = Table(
-        title=cell(f"data at risk in an unclean election, estimated from {at_risk.replica_status}"),
-        title_justify="left",
-    )
-    table.add_column("topic")
-    for col in ("partitions", "offsets at risk", "max lag (ms)", "no estimate"):
-        table.add_column(col, justify="right")
-    topics = sorted(at_risk.topics, key=lambda x: (-x.offsets, x.topic))
-    console.print()
-    for x in topics[:SHOWN_TOPICS]:
-        table.add_row(
-            cell(x.topic),
-            f"{x.partitions:,}",
-            f"{x.offsets:,}",
-            "unknown" if x.max_lag_ms is None else f"{x.max_lag_ms:,}",
-            f"{x.unknown:,}",
-        )
-    console.print(table)
-    if len(topics) > SHOWN_TOPICS:
-        console.print(f"… and {len(topics) - SHOWN_TOPICS:,} more topics (--format json)")
-    console.print("riskiest first:")
-    for r in at_risk.partitions[:10]:
-        console.print(cell(f"  {risk_line(r, at_risk.replica_status)}"))
-
-
-def _step_line(s: BatchStep) -> str:
-    t = s.totals
-    risk = "" if s.data_at_risk is None else f", {s.data_at_risk.offsets:,} offsets at risk"
-    return (
-        f"{t.offline:,} offline, {t.under_min_isr:,} under min ISR, {t.promoted:,} promoted{risk}"
-    )
-
-
-def _render_steps(console: Console, steps: list[BatchStep]) -> None:
-    """The steps of a batch directory, worst first; the state before any batch and after
-    the last; why a batch in flight needs no row; then what follows is the last step."""
-    from rich.table import Table
-
-    from .render import cell
-
-    table = Table(
-        title=f"{len(steps):,} steps, worst first (each with the steps before it completed)",
-        title_justify="left",
-    )
-    table.add_column("step")
-    risk = steps[0].data_at_risk is not None
-    heads = ["order", "reassigned", "available", "promoted", "under min ISR", "offline"]
-    for col in [*heads, "unclean", "lost", *(["offsets at risk"] if risk else [])]:
-        table.add_column(col, justify="right")
-    for s in steps[:SHOWN_TOPICS]:
-        t = s.totals
-        values = [s.order, s.reassigned, t.available, t.promoted, t.under_min_isr, t.offline]
-        values += [t.unclean, t.lost, *([s.data_at_risk.offsets] if s.data_at_risk else [])]
-        table.add_row(cell(s.step), *(f"{v:,}" for v in values))
-    console.print(table)
-    if len(steps) > SHOWN_TOPICS:
-        console.print(f"… and {len(steps) - SHOWN_TOPICS:,} more steps (--format json)")
-    by_order = sorted(steps, key=lambda s: s.order)
-    first, last = by_order[0], by_order[-1]
-    console.print(
-        cell(
-            f"before any batch: {_step_line(first)}; after the last step ({last.step}): "
-            f"{_step_line(last)}; worst: {steps[0].step}"
-        )
-    )
-    console.print(
-        "a batch in flight keeps its old in-sync replicas until it completes: a failure "
-        "then is no worse than at the step before it",
-        markup=False,
-    )
-    console.print()
-    console.print(cell(f"after the last step ({last.step}):"))
-
-
-def render(report: SimulateReport) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    from placement.simulate.failure import worse_first
-
-    from .render import cell  # rack, topic and plan names: escaped, no markup
-
-    # a pipe or a file gets whole rows, a terminal its own width
-    console = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
-    f = report.failure
-    after = f", after {report.plan}" if report.plan else ""
-    if report.batches:
-        after = f", at each step of {report.plan}"
-    if f.rack is not None:
-        console.print(cell(f'rack "{f.rack}" down: brokers {_ids(f.brokers)}{after}'))
-    else:
-        console.print(cell(f"brokers {_ids(f.brokers)} down{after}"))
-    if report.batches:
-        _render_steps(console, report.batches)
-    t = report.totals
-    table = Table(title=f"{t.partitions:,} partitions", title_justify="left")
-    for col in ("available", "promoted", "under min ISR", "offline", "unclean", "lost"):
-        table.add_column(col, justify="right")
-    table.add_row(
-        *(
-            f"{v:,}"
-            for v in (t.available, t.promoted, t.under_min_isr, t.offline, t.unclean, t.lost)
-        )
-    )
-    console.print(table)
-    console.print(_isr_line(report))
-    hit = [x for x in report.topics if x.partitions != x.available]
-    hit.sort(key=lambda x: (*worse_first(x), x.topic))
-    if hit:
-        console.print(_affected(report, hit))
-        if len(hit) > SHOWN_TOPICS:
-            console.print(f"… and {len(hit) - SHOWN_TOPICS:,} more topics (--format json)")
-    else:
-        console.print("every partition stays available")
-    if report.unclean_sample:
-        console.print(
-            f"\nonly an unclean election onto a replica outside the ISR brings back "
-            f"{t.unclean:,} partition(s) (--unclean-out writes them all), e.g.:"
-        )
-        for u in report.unclean_sample[:10]:
-            console.print(cell(f"  {u.topic}-{u.partition}: {_survivors(u)}"))
-    if report.data_at_risk is not None:
-        _render_risk(console, report.data_at_risk)
-    q = report.quorum
-    if q is not None:
-        state = "kept" if q.kept else "LOST"
-        console.print(
-            f"\nKRaft quorum {state}: {q.surviving} of {q.controllers} controllers survive "
-            f"(majority {q.majority})"
-        )
-        if not q.kept:
-            console.print(
-                "without a quorum no leader election, ISR change or observer promotion "
-                "happens: partitions led from the failed brokers stay offline, and the "
-                "promotions counted above wait, until the quorum is rebuilt",
-                markup=False,
-            )
-
-
-def _affected(report: SimulateReport, hit: list[TopicCounts]) -> Table:
-    """The table of the topics ``hit``, worst first (the first `SHOWN_TOPICS`)."""
-    from rich.table import Table
-    from rich.text import Text
-
-    from .render import cell
-
-    per = Table(title="topics affected, worst first", title_justify="left")
-    for col in ("topic", "policy", "min ISR", "partitions", "promoted", "under min ISR"):
-        per.add_column(col, justify="left" if col in ("topic", "policy") else "right")
-    per.add_column("offline (unclean/lost)", justify="right")
-    before = report.writes_failed_before > 0
-    if before:
-        per.add_column("failing before", justify="right")
-    for x in hit[:SHOWN_TOPICS]:
-        row: list[str | Text] = [
-            cell(x.topic),
-            cell(x.policy),
-            str(x.min_isr),
-            f"{x.partitions:,}",
-            f"{x.promoted:,}",
-            f"{x.under_min_isr:,}",
-            f"{x.offline:,} ({x.unclean:,}/{x.lost:,})",
-        ]
-        if before:
-            row.append(f"{x.offline_before + x.under_min_isr_before:,}")
-        per.add_row(*row)
-    return per
