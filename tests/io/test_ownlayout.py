@@ -16,7 +16,8 @@ import placement.io.ownlayout as own
 from placement.io.columns import Columns
 from placement.io.jsonsrc import ShapeError
 from placement.io.ownlayout import OwnLayout
-from placement.io.reassignment import _entries, parse_plan, render_reassignment
+from placement.io.reassignment import parse_plan, render_reassignment
+from placement.io.reassignment_rules import entries_of
 from placement.model.assignment import PartitionAssignment
 
 TOPICS = ["a", "b-7", "x1y2", "00q", "yy.z_9", "t" * 249]
@@ -59,7 +60,7 @@ def _read(text: str, *, both: bool = False) -> OwnLayout | None:
 def _general(text: str) -> Any:
     """What the whole-document reader makes of ``text``: the entries, or None."""
     try:
-        return _entries(json.loads(text))
+        return entries_of(json.loads(text))
     except (ShapeError, ValueError):
         return None
 

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from placement.errors import InputError
 from placement.io.jsonsrc import ShapeError
-from placement.io.reassignment import _columns, _entries, parse_plan, render_reassignment
+from placement.io.reassignment import parse_plan, render_reassignment
+from placement.io.reassignment_columns import column_entries
+from placement.io.reassignment_rules import entries_of
 from placement.model.assignment import PartitionAssignment
 
 # a plan as `assign` writes it: 3 racks of brokers, RF 4 with one observer, 2,000 partitions
@@ -281,9 +283,9 @@ def documents(draw: st.DrawFn) -> Any:
 @pytest.mark.slow  # the fast tier leaves it to make test
 def test_the_column_check_accepts_only_what_the_entry_check_reads_alike(doc: Any) -> None:
     body = json.dumps(doc)
-    by_column = _columns(json.loads(body), body)
+    by_column = column_entries(json.loads(body), body)
     try:
-        by_entry = _entries(json.loads(body))
+        by_entry = entries_of(json.loads(body))
     except ShapeError:
         assert by_column is None
         return

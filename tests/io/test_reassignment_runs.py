@@ -15,17 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_reassignment_fast import AT, BROKEN, LINES, PLAN, ROWS, documents
 
-import placement.io.reassignment as reader
+import placement.io.reassignment_columns as reader
 from placement.errors import InputError
 from placement.io.jsonsrc import ShapeError
 from placement.io.ownlayout import assignments
-from placement.io.reassignment import (
-    _columns,
-    _entries,
-    _in_runs,
-    collector_paused,
-    parse_plan,
-)
+from placement.io.reassignment import collector_paused, parse_plan
+from placement.io.reassignment_columns import column_entries, in_runs
+from placement.io.reassignment_rules import entries_of
 from placement.model.assignment import PartitionAssignment
 
 
@@ -45,7 +41,7 @@ def run(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
 
 
 def test_a_plan_is_read_in_runs_alike(run: int) -> None:
-    assert _in_runs(PLAN) == ROWS
+    assert in_runs(PLAN) == ROWS
     assert parse_plan(PLAN).entries == ROWS
 
 
@@ -56,8 +52,8 @@ def test_a_rule_broken_in_any_run_is_placed_as_before(run: int, kind: str) -> No
         lines = list(LINES)
         lines[at + 1] = entry + ("," if at < len(ROWS) - 1 else "")
         text = "\n".join(lines)
-        with pytest.raises(reader._RuleBrokenError):
-            _in_runs(text)
+        with pytest.raises(reader.RuleBrokenError):
+            in_runs(text)
         err = _outcome(text)
         # "listed twice" copies row AT - 1 (the second of the two is refused)
         line = max(at, AT - 1) + 2 if kind == "listed twice" else at + 2
@@ -74,7 +70,7 @@ def test_a_run_cut_inside_a_string_falls_back_to_the_whole_document(run: int) ->
     entries = parse_plan(text).entries
     assert entries == ROWS
     if run == 1:  # the first entry's own "}," is a cut
-        assert _in_runs(text) is None
+        assert in_runs(text) is None
 
 
 def test_what_orjson_refuses_but_json_allows_is_read_as_before() -> None:
@@ -148,7 +144,7 @@ def test_runs_read_and_refuse_what_the_whole_document_does(doc: Any, size: int) 
     """Against the entry-by-entry check of the whole document (what was always read)."""
     for text in _layouts(doc):
         try:
-            expected: Any = _entries(json.loads(text))
+            expected: Any = entries_of(json.loads(text))
         except ShapeError:
             expected = None
         with pytest.MonkeyPatch.context() as patch:
@@ -165,11 +161,11 @@ def test_runs_read_and_refuse_what_the_whole_document_does(doc: Any, size: int) 
 @pytest.mark.slow  # the fast tier leaves it to make test
 def test_the_column_check_reads_orjson_as_the_standard_library(doc: Any) -> None:
     body = json.dumps(doc)
-    assert _columns(orjson.loads(body), body) == _columns(json.loads(body), body)
+    assert column_entries(orjson.loads(body), body) == column_entries(json.loads(body), body)
 
 
 def test_log_dirs_all_any_or_else_each_a_string() -> None:
-    from placement.io.reassignment import _dirs_ok
+    from placement.io.reassignment_columns import _dirs_ok
 
     assert _dirs_ok([["any"] * 3, ["any"]], [3, 1])
     assert not _dirs_ok([["any"] * 3, ["any"]], [3, 2])
