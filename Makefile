@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test test-fast lint demo bench clean schemas fuzz docs transcripts
+.PHONY: install test test-fast lint demo bench clean schemas fuzz docs transcripts identical
 
 install: $(STAMP)
 
@@ -94,6 +94,17 @@ docs: $(STAMP)
 # rewrite the `$ mrc-plan` blocks of README.md and docs/ from the commands in the script
 transcripts: $(STAMP)
 	$(BIN)/python scripts/transcripts.py
+
+# a restructuring changes no output: every scenario of scripts/identical.py run with BASE's
+# code and with the working tree's, compared byte for byte (BASE: a commit, default HEAD)
+BASE ?= HEAD
+identical: $(STAMP)
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; mkdir "$$tmp/base"; \
+	git archive $(BASE) | tar -x -C "$$tmp/base"; \
+	PYTHONPATH="$$tmp/base" $(BIN)/python scripts/identical.py inputs "$$tmp/inputs"; \
+	$(BIN)/python scripts/identical.py capture "$$tmp/base" "$$tmp/inputs" "$$tmp/before"; \
+	$(BIN)/python scripts/identical.py capture . "$$tmp/inputs" "$$tmp/after"; \
+	$(BIN)/python scripts/identical.py compare "$$tmp/before" "$$tmp/after"
 
 clean:
 	rm -rf $(VENV) .venv-kafka-utils .venv-kafka-tools .venv-duckdb build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
