@@ -1,0 +1,43 @@
+"""`placement.score` (and `placement.simulate` on a snapshot) from Python, on Spark: the
+same report as the command writes for the same flags."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import Result
+
+import placement
+from placement.diagnostics.jsonout import report_json
+
+pytestmark = pytest.mark.spark
+Cli = Callable[..., Result]
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_score_and_simulate_on_a_snapshot_are_the_commands(
+    spark: Any, cli: Cli, example_snapshot: Callable[[Path], Path], tmp_path: Path
+) -> None:
+    snap = example_snapshot(tmp_path / "snap")
+    plan = tmp_path / "drain.json"
+    flags = ["--inventory", EXAMPLES / "inventory.json", "--current", snap]
+    r = cli(["assign", *flags, "--drain", "4", "--out", plan])
+    assert r.exit_code == 0, r.output
+    out = tmp_path / "score.json"
+    r = cli(["score", "--snapshot", snap, "--plan", plan, "--master", "local[1]", "--out", out])
+    assert r.exit_code == 0, r.output
+    stages: list[str] = []
+    request = placement.ScoreRequest(snap, [plan], master="local[1]", progress=stages.append)
+    result = placement.score(request)
+    assert result.report_json == out.read_text()
+    assert stages, "each stage is named as it starts"
+
+    args = ["simulate", "--snapshot", snap, "--fail-rack", "us-west", "--plan", plan]
+    r = cli([*args, "--master", "local[1]", "--format", "json", "--exit-zero"])
+    request = placement.SimulateRequest(
+        fail_rack="us-west", snapshot=snap, plan=plan, master="local[1]"
+    )
+    assert report_json(placement.simulate(request).report) == r.stdout
