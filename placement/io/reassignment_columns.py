@@ -15,9 +15,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from placement.io.ownlayout import (
-    assignments,
-)
+from placement.io.ownlayout_make import assignments
 from placement.model.assignment import PartitionAssignment
 from placement.model.kafka import INT32_MAX, topic_name_error
 

@@ -819,7 +819,7 @@ def snapshot_assignments(
     """The partitions as assignments (only those of ``topics``, when given), and the sizes
     of those that have one. The objects are made a column at a time (a snapshot holds up
     to millions of rows)."""
-    from placement.io.ownlayout import assignments as made
+    from placement.io.ownlayout_make import assignments as made
 
     parts = snap.partitions
     if topics:

@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 
 import placement.io.ownlayout as own
+import placement.io.ownlayout_lines as own_lines
+import placement.io.ownlayout_make as own_make
 from placement.io.columns import Columns
 from placement.io.jsonsrc import ShapeError
 from placement.io.ownlayout import OwnLayout
@@ -70,8 +72,8 @@ def test_what_assign_writes_is_read_back_with_its_columns(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rng = random.Random(seed)
-    monkeypatch.setattr(own, "_LINES", rng.choice([1, 2, 5, 4096]))  # chunks across topics
-    monkeypatch.setattr(own, "_RUN", rng.choice([0, 16, 10**6]))  # tuples by runs, by length
+    monkeypatch.setattr(own_lines, "_LINES", rng.choice([1, 2, 5, 4096]))  # chunks across topics
+    monkeypatch.setattr(own_make, "_RUN", rng.choice([0, 16, 10**6]))  # tuples by runs, by length
     monkeypatch.setattr(own, "_WINDOW", rng.choice([1 << 11, 1 << 13, 1 << 24]))  # windows
     plan = _plan(rng, rng.randint(1, 80))
     text = render_reassignment(plan)
@@ -121,8 +123,8 @@ def test_an_edited_file_is_read_as_the_general_reader_reads_it_or_left_to_it(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rng = random.Random(seed)
-    monkeypatch.setattr(own, "_LINES", rng.choice([1, 3, 4096]))
-    monkeypatch.setattr(own, "_RUN", rng.choice([0, 10**6]))
+    monkeypatch.setattr(own_lines, "_LINES", rng.choice([1, 3, 4096]))
+    monkeypatch.setattr(own_make, "_RUN", rng.choice([0, 10**6]))
     monkeypatch.setattr(own, "_WINDOW", rng.choice([64, 300, 1 << 11, 1 << 24]))
     text = render_reassignment(_plan(rng, rng.randint(2, 30)))
     lines = text.split("\n")
@@ -187,8 +189,8 @@ def test_runs_of_lines_alike_are_read_a_run_at_a_time(
 ) -> None:
     """As `assign` writes: each topic's lists of one length (its observers too, or none)."""
     rng = random.Random(seed)
-    monkeypatch.setattr(own, "_RUN", rng.choice([0, 2, 16]))
-    monkeypatch.setattr(own, "_PIECE", rng.choice([1, 7, 1 << 16]))  # runs in pieces
+    monkeypatch.setattr(own_make, "_RUN", rng.choice([0, 2, 16]))
+    monkeypatch.setattr(own_make, "_PIECE", rng.choice([1, 7, 1 << 16]))  # runs in pieces
     monkeypatch.setattr(own, "_SHARED", rng.choice([0, 1 << 20]))  # ints by table, or not
     monkeypatch.setattr(own, "_WINDOW", rng.choice([1 << 11, 1 << 24]))
     plan = []
@@ -206,7 +208,7 @@ def test_runs_of_lines_alike_are_read_a_run_at_a_time(
 @pytest.mark.parametrize("shared", [0, 1 << 20])
 def test_lists_of_one_id_share_a_tuple_per_id(shared: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(own, "_SHARED", shared)
-    monkeypatch.setattr(own, "_RUN", 0)
+    monkeypatch.setattr(own_make, "_RUN", 0)
     rng = random.Random(shared)
     plan = [
         PartitionAssignment(t, p, reps, reps[-1:] if p % 5 else ())
@@ -232,7 +234,7 @@ def test_a_line_of_another_topic_within_a_topics_run_is_told_apart(
 ) -> None:
     """Lines of a topic are found as a run from its first line; each line is then held
     to that topic's prefix, byte for byte (a name differing only in its digits too)."""
-    monkeypatch.setattr(own, "_LINES", lines)
+    monkeypatch.setattr(own_lines, "_LINES", lines)
     plan = [PartitionAssignment("x1y2", p, (p + 1, p + 2), (p + 2,)) for p in range(9)]
     text = render_reassignment(plan)
     for i in (1, 4, 8):

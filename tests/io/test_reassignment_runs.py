@@ -18,7 +18,7 @@ from test_reassignment_fast import AT, BROKEN, LINES, PLAN, ROWS, documents
 import placement.io.reassignment_columns as reader
 from placement.errors import InputError
 from placement.io.jsonsrc import ShapeError
-from placement.io.ownlayout import assignments
+from placement.io.ownlayout_make import assignments
 from placement.io.reassignment import collector_paused, parse_plan
 from placement.io.reassignment_columns import column_entries, in_runs
 from placement.io.reassignment_rules import entries_of
