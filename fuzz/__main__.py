@@ -45,6 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mrc-plan-fuzz-fixtures-") as tmp:
         ctx = targets.write_fixtures(Path(tmp))
         readers = targets.build(ctx)
+        missing = targets.unfuzzed_formats(readers)
+        if missing:  # a format added to placement/io/formats.py without its family here
+            ap.error("no fuzz family for the input format(s) " + ", ".join(missing))
         if ns.list:
             for r in readers:
                 print(f"{r.level}  {r.family.name:15} {r.name}")

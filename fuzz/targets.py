@@ -854,6 +854,15 @@ def build(ctx: Context) -> list[Reader]:
     ]
 
 
+def unfuzzed_formats(readers: Sequence[Reader]) -> list[str]:
+    """The input formats of the registry (placement/io/formats.py) whose fuzz family no
+    reader mutates: each format names its family, and `build` must make it."""
+    from placement.io.formats import FORMATS
+
+    families = {r.family.name for r in readers}
+    return [f"{f.name} (family {f.fuzz!r})" for f in FORMATS if f.fuzz not in families]
+
+
 def _has(module: str, name: str) -> bool:
     return hasattr(importlib.import_module(module), name)
 

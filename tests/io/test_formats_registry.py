@@ -375,6 +375,8 @@ def test_every_row_has_a_fuzz_family(tmp_path: Path) -> None:
     families = {r.family.name for r in readers}
     missing = [f"{f.name}: {f.fuzz}" for f in FORMATS if f.fuzz not in families]
     assert not missing, "fuzz/targets.py has no family for:\n" + "\n".join(missing)
+    assert targets.unfuzzed_formats(readers) == []  # what `python -m fuzz` refuses to run on
+    assert targets.unfuzzed_formats(readers[:1]) != []
 
 
 def test_the_markdown_table_has_a_row_per_format() -> None:
