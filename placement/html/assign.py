@@ -44,7 +44,7 @@ from placement.html.page import (
 )
 from placement.html.plan import sections, totals
 from placement.plan.summary import cross_rack_bytes, crosses_racks
-from placement.solver.goals import figure_about
+from placement.solver.goals import figure_about, figure_name
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -107,7 +107,7 @@ def _headline(summary: AssignSummary) -> list[tuple[str, Cell]]:
         ("partitions changed", num(s.partitions_changed, "/partitions_changed")),
         ("replicas added", num(s.replicas_added, "/replicas_added")),
     ]
-    i = _goal_index(s, "replicas added")
+    i = _goal_index(s, figure_name("moves"))
     if i is not None:
         out.append(("lower bound on added", num(s.goals[i].bound, pointer("goals", i, "bound"))))
     out += [
@@ -115,7 +115,7 @@ def _headline(summary: AssignSummary) -> list[tuple[str, Cell]]:
         ("data to copy", nbytes(s.bytes_to_move, "/bytes_to_move")),
         ("leadership changes", num(s.leadership_changes, "/leadership_changes")),
     ]
-    i = _goal_index(s, "leadership changes")
+    i = _goal_index(s, figure_name("leadership"))
     if i is not None and s.goals[i].bound is not None:
         bound = num(s.goals[i].bound, pointer("goals", i, "bound"))
         out.append(("lower bound on changes", bound))
