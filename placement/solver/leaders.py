@@ -52,7 +52,8 @@ def assign_leaders(
     derived: Mapping[Key, PlacementPolicy],
     alone: Collection[Key] = frozenset(),
 ) -> LeaderStats:
-    """Goal 3 (leaders per broker) within goal 4 (fewest leadership changes).
+    """Goal `leaders` (leaders per broker) within goal `leadership` (fewest leadership
+    changes), `placement.solver.goals`.
 
     A partition whose old leader is no longer one of its sync replicas must change
     leader: it takes whichever of its sync replicas in the old leader's rack evens the
