@@ -21,11 +21,13 @@ from placement.errors import NoSolutionError
 from placement.model.assignment import Key, PartitionAssignment
 from placement.model.policy import PlacementPolicy
 from placement.solver.capacity import enforce_capacity
-from placement.solver.core import LeaderStats, choose_leaders, plan_core, rules, was
+from placement.solver.core import plan_core, rules
 from placement.solver.cpsat import RackProblem, SolveParams, SolveResult, solve_rack
 from placement.solver.fresh import plan_fresh
+from placement.solver.leaders import LeaderStats, choose_leaders
 from placement.solver.rebalance import RackGoal, rebalance
 from placement.solver.repair import Request, lower_bound
+from placement.solver.tallies import was
 
 # CP-SAT takes a rack only up to this many partition x broker booleans: measured here, a
 # model this size with a balanced hint solves in seconds; beyond it the fast path stands
