@@ -5,10 +5,12 @@ holds every file this writes. The options are declared in cli/assign_options.py,
 checks across flags are in cli/assign_flags.py, the text summary in cli/assign_text.py.
 """
 
+from __future__ import annotations
+
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .assign_flags import batching_of, pattern, report_outside, sizes_flag, summary_flags
 from .assign_options import (
@@ -54,6 +56,12 @@ from .cluster_options import (
     naming,
 )
 from .errors import handle_errors
+
+if TYPE_CHECKING:
+    from placement.io.outputs import Outcome, Output, Outputs
+    from placement.plan.front import AssignRequest, AssignResult, Batching
+    from placement.plan.summary import AssignSummary
+    from placement.solver.engine import Options
 
 
 @handle_errors
@@ -133,7 +141,7 @@ def _options(
     tolerance: float,
     max_disk_usage: float,
     solve: tuple[float, int],
-) -> Any:
+) -> Options:
     """The planner's options: --rebalance, --balance-leaders, --tolerance,
     --max-disk-usage; ``solve``: --time-limit and --seed."""
     from placement.solver.cpsat import SolveParams
@@ -146,9 +154,9 @@ def _options(
 def _request(
     paths: tuple[Path | None, ...],
     asks: tuple[str | None, str | None, bool, str | None, bool],
-    options: Any,
-    batching: Any,
-) -> Any:
+    options: Options,
+    batching: Batching | None,
+) -> AssignRequest:
     """The library's request. ``paths``: --inventory, --topics, --root, --sizes,
     --default-policy; ``asks``: --drain, --exclude, --repair, --only-topics,
     --leaders-in-first-rack (parsed here: a bad one is a usage error before any work)."""
@@ -174,8 +182,8 @@ def _request(
 
 
 def _finish(
-    result: Any,
-    written: tuple[Any, Any],
+    result: AssignResult,
+    written: tuple[Outputs, list[Outcome]],
     out: tuple[Path | None, Path | None],
     format: SummaryFormat,
     policy_dir: Path | None,
@@ -194,7 +202,7 @@ def _finish(
         show_summary(result.batches, out[1], stderr=True)
 
 
-def _run(request: Any, given: Path | Live | None) -> Any:
+def _run(request: AssignRequest, given: Path | Live | None) -> AssignResult:
     """The library's `assign` over --current, or over the live cluster read once (then
     taken as its snapshot; a failure reading it names the cluster)."""
     from dataclasses import replace
@@ -222,7 +230,7 @@ def _outputs(
     inputs: tuple[Path | None, ...],
     files: dict[str, Path | None],
     dirs: tuple[Path | None, Path | None],
-) -> tuple[Any, dict[str, Any]]:
+) -> tuple[Outputs, dict[str, Output]]:
     """Every output, checked before any work: none is an input, none shares a path, none
     (--report included) lies inside --out-dir. ``dirs``: --out-dir and --policy-dir. The
     outputs, and each by flag (--out-dir first)."""
@@ -249,7 +257,7 @@ def _outputs(
 
 
 def _source(
-    current: Path | Live | None, drain: str | None, exclude: str | None, options: Any
+    current: Path | Live | None, drain: str | None, exclude: str | None, options: Options
 ) -> str:
     """How the run was asked for, under the page's title."""
     if isinstance(current, Live):
@@ -262,7 +270,7 @@ def _source(
     return "assign " + " ".join(parts)
 
 
-def _show(result: Any, format: SummaryFormat, policy_dir: Path | None) -> None:
+def _show(result: AssignResult, format: SummaryFormat, policy_dir: Path | None) -> None:
     """The summary: JSON on stdout, or text on stderr."""
     if format is SummaryFormat.JSON:
         sys.stdout.write(result.summary_json())
@@ -272,7 +280,7 @@ def _show(result: Any, format: SummaryFormat, policy_dir: Path | None) -> None:
         summarize(result.outcome, policy_dir)
 
 
-def _write_files(result: Any, named: dict[str, Any], source: str) -> None:
+def _write_files(result: AssignResult, named: dict[str, Output], source: str) -> None:
     """Each named output holds this run's result, or no file at all (never an older
     plan); each file rendered only when asked for."""
     contents: dict[str, Callable[[], str | None]] = {
@@ -284,6 +292,7 @@ def _write_files(result: Any, named: dict[str, Any], source: str) -> None:
     }
     for flag, output in named.items():
         if flag == "--out-dir":  # the batches: written whatever they hold
+            assert result.batch_files is not None  # --out-dir: the request had batching
             output.files(result.batch_files)
             continue
         if flag == "--policy-dir":  # a directory of files; none removes a stale one
@@ -300,7 +309,7 @@ def _write_files(result: Any, named: dict[str, Any], source: str) -> None:
             output.nothing()
 
 
-def _page(summary: Any, source: str) -> str:
+def _page(summary: AssignSummary, source: str) -> str:
     from placement.html.assign import render_assign  # matplotlib: only for --report
 
     return render_assign(summary, source=source)

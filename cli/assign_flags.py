@@ -1,11 +1,17 @@
 """The checks of `mrc-plan assign`'s flags that span several of them, made before any
 work: each failure is a usage error naming the flags."""
 
+from __future__ import annotations
+
+import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .assign_options import SummaryFormat, parse_size
 from .cluster_options import Live
+
+if TYPE_CHECKING:
+    from placement.plan.front import Batching
 
 
 def report_outside(page: Path | None, out_dir: Path | None) -> None:
@@ -69,7 +75,7 @@ def batching_of(
     caps: tuple[int | None, int | None, str | None],
     throttle: str | None,
     current: tuple[Path | Live | None, Path | None],
-) -> Any:
+) -> Batching | None:
     """--out-dir with ``caps`` (--batch-size, --max-moves-per-broker, --batch-bytes) and
     --throttle, checked and parsed; None without --out-dir."""
     from placement.plan.front import Batching
@@ -121,12 +127,10 @@ def _batch_flags(
     return rate, cap
 
 
-def pattern(raw: str | None) -> Any:
+def pattern(raw: str | None) -> re.Pattern[str] | None:
     """--only-topics as a compiled regular expression (a bad one is a usage error)."""
     if raw is None:
         return None
-    import re
-
     from placement.errors import UsageError
 
     try:

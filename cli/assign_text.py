@@ -1,11 +1,19 @@
 """The text summary of `mrc-plan assign`, on stderr: what changes, how close to the
 bound, balance before and after, and the policy changes to make first."""
 
+from __future__ import annotations
+
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from placement.plan.assign import AssignOutcome
 
 
-def summarize(outcome: Any, policy_dir: Path | None = None) -> None:
+def summarize(outcome: AssignOutcome, policy_dir: Path | None = None) -> None:
     """The summary on stderr: what changes, how close to the bound, balance before/after,
     and the policy changes to make first."""
     from rich.console import Console
@@ -43,7 +51,7 @@ def summarize(outcome: Any, policy_dir: Path | None = None) -> None:
     _policy_lines(console, outcome, policy_dir)
 
 
-def _nothing(outcome: Any) -> str:
+def _nothing(outcome: AssignOutcome) -> str:
     """Why the plan is empty, said as it is."""
     if outcome.left_alone:
         n = sum(t.partitions for t in outcome.left_alone)
@@ -59,7 +67,7 @@ def _nothing(outcome: Any) -> str:
 TOPICS_SHOWN = 10  # topics of the per-topic breakdown in the text summary
 
 
-def _topic_lines(console: Any, outcome: Any) -> None:
+def _topic_lines(console: Console, outcome: AssignOutcome) -> None:
     """The per-topic breakdown (largest first) and the topics left alone."""
     from .render import cell
 
@@ -84,8 +92,8 @@ def _topic_lines(console: Any, outcome: Any) -> None:
             f"left alone: {n} partition(s) of {len(alone)} topic(s) break their rule outside "
             "what was asked (--repair changes them):"
         )
-        for t in alone[:TOPICS_SHOWN]:
-            console.print(cell(f"  {t.topic} ({t.rule}): {t.partitions}"))
+        for a in alone[:TOPICS_SHOWN]:
+            console.print(cell(f"  {a.topic} ({a.rule}): {a.partitions}"))
         if len(alone) > TOPICS_SHOWN:
             console.print(f"  and {len(alone) - TOPICS_SHOWN} more (--format json lists all)")
     if outcome.offline_kept:
@@ -99,7 +107,7 @@ def _topic_lines(console: Any, outcome: Any) -> None:
         )
 
 
-def _notes(console: Any, outcome: Any) -> None:
+def _notes(console: Console, outcome: AssignOutcome) -> None:
     """Topics left alone or missing, brokers the inventory does not place."""
     from .render import cell  # topic names: escaped, no markup
 
@@ -138,7 +146,7 @@ POLICY_FIRST = (
 )
 
 
-def _policy_lines(console: Any, outcome: Any, policy_dir: Path | None) -> None:
+def _policy_lines(console: Console, outcome: AssignOutcome, policy_dir: Path | None) -> None:
     """The topics whose policy the cluster must get first, and how."""
     import shlex
 
@@ -159,7 +167,7 @@ def _policy_lines(console: Any, outcome: Any, policy_dir: Path | None) -> None:
         console.print("  --policy-dir DIR writes the policy files and the commands")
 
 
-def _balance_table(outcome: Any) -> Any:
+def _balance_table(outcome: AssignOutcome) -> Table:
     """Replicas and preferred leaders per broker of each rack, before and after."""
     from rich.table import Table
 
@@ -181,7 +189,7 @@ def _balance_table(outcome: Any) -> Any:
     return table
 
 
-def _goal_lines(console: Any, outcome: Any) -> None:
+def _goal_lines(console: Console, outcome: AssignOutcome) -> None:
     """Every goal before -> after with its bound; leadership changes; CP-SAT's racks."""
     from .render import cell
 
