@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 from typer.testing import Result
 
-from placement.solver.goals import GOALS, by_id, figure_about, markdown_table, summary_order
+from placement.solver.goals import (
+    GOALS,
+    by_id,
+    figure_about,
+    markdown_list,
+    markdown_table,
+    summary_order,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -103,6 +110,12 @@ def _section(text: str, heading: str) -> str:
     return " ".join(body.split("\n## ", 1)[0].split())
 
 
+def test_the_markdown_list_has_an_item_per_goal_in_order() -> None:
+    items = markdown_list().splitlines()
+    assert [i.split(". ", 1)[0] for i in items] == [str(n) for n in range(1, len(GOALS) + 1)]
+    assert all(f"`{g.id}`" in item for item, g in zip(items, GOALS, strict=True))
+
+
 def test_docs_definitions_list_the_goals_in_order() -> None:
     assert set(DOC_PHRASES) == {g.id for g in GOALS}
     order = _section((REPO / "docs/definitions.md").read_text(encoding="utf-8"), "## Goal order")
@@ -115,13 +128,13 @@ def test_docs_definitions_list_the_goals_in_order() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="README.md has no goal list yet: the lead adds markdown_table() between "
+    reason="README.md has no goal list yet: the lead adds markdown_list() between "
     "<!-- goals --> and <!-- /goals --> (scripts/gendocs.py); then drop this mark",
 )
 def test_readme_lists_the_goals_in_order() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- goals -->\n", 1)[1].split("<!-- /goals -->", 1)[0]
-    assert block.strip() == markdown_table().strip()
+    assert block == markdown_list()
 
 
 def test_the_goals_measure_what_the_summary_reports() -> None:

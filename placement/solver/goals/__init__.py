@@ -1,10 +1,11 @@
 """The goals of `assign`, one module each, and their order: `GOALS`, highest first.
 
-The order is the single source of the priority: the docs' goal list, the summary's `goals`
-(JSON, text and the HTML page) and `markdown_table` are read from it, and tests hold them
-to it. The hard goals come first: a plan that misses one is never written. Each soft goal
-is pursued only among the plans best for every goal above it, and may not make a higher
-goal's measure worse (the contract `tests/solver/test_goals_contract.py` checks).
+The order is the single source of the priority: the docs' goal list, the summary's
+`goals` (JSON, text and the HTML page), `markdown_table` and `markdown_list` are read from
+it, and tests hold them to it. The hard goals come first: a plan that misses one is never
+written. Each soft goal is pursued only among the plans best for every goal above it, and
+may not make a higher goal's measure worse (the contract
+`tests/solver/test_goals_contract.py` checks).
 
 The solving itself stays one min-cost flow per rack (`placement.solver.flow`) with passes
 after it: each goal says what it contributes there (`Goal.contributes`, `Goal.where`).
@@ -34,6 +35,7 @@ __all__ = [
     "by_id",
     "figure_about",
     "figure_name",
+    "markdown_list",
     "markdown_table",
     "summary_order",
 ]
@@ -98,3 +100,12 @@ def markdown_table() -> str:
             f"| {figures} | {where} |"
         )
     return "\n".join(rows) + "\n"
+
+
+def markdown_list() -> str:
+    """The goal order as a short numbered markdown list (for the README): id, hard or
+    soft, and the title of each goal."""
+    return "".join(
+        f"{i}. `{g.id}` ({'hard' if g.hard else 'soft'}): {g.title}\n"
+        for i, g in enumerate(GOALS, 1)
+    )
