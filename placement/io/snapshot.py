@@ -4,6 +4,11 @@ Parquet or JSON Lines.
 Each table may be a file (`brokers.parquet`, `brokers.jsonl`) or a directory of part
 files (`partitions/part-00000.parquet`, as Spark writes them). Columns are checked up
 front so a bad snapshot fails with the column's name, not deep inside a job.
+
+By idea: `snapshot_schema` (the tables' schemas, `conform`), `snapshot_rows` (the rules
+of the rows), `snapshot_write` (writing), `checkcache` (the verdicts kept of partitions
+tables); this module reads the tables, stages the partitions for Spark and makes the
+model's objects of them, and re-exports the others' names.
 """
 
 from __future__ import annotations
@@ -26,164 +31,37 @@ from placement.io import checkcache
 from placement.io.checkcache import CHECK_CACHE_ENV as CHECK_CACHE_ENV  # re-exported
 from placement.io.checkcache import CHECKS_VERSION as CHECKS_VERSION  # re-exported
 from placement.io.checkcache import PartitionFacts
-from placement.io.outputs import SNAPSHOT_MARKER, Output, Outputs
 
 # re-exported: tests/test_checked_cache.py replaces them here to see the cache unused
 from placement.io.private import cache_dir as cache_dir
 from placement.io.private import open_private as open_private
 from placement.io.private import private_dir as private_dir
+from placement.io.snapshot_rows import check_rows as check_rows  # (staging calls it by this name)
+from placement.io.snapshot_rows import list_arrays as list_arrays
+from placement.io.snapshot_schema import BROKERS as BROKERS
+from placement.io.snapshot_schema import IN_FLIGHT as IN_FLIGHT
+from placement.io.snapshot_schema import NO_DICTIONARY
+from placement.io.snapshot_schema import OPTIONAL as OPTIONAL
+from placement.io.snapshot_schema import PART_FILES as PART_FILES
+from placement.io.snapshot_schema import PARTITIONS as PARTITIONS
+from placement.io.snapshot_schema import ROW_GROUP_ROWS as ROW_GROUP_ROWS
+from placement.io.snapshot_schema import SCHEMAS as SCHEMAS
+from placement.io.snapshot_schema import SNAPSHOT_PARTITIONS as SNAPSHOT_PARTITIONS
+from placement.io.snapshot_schema import TOPICS as TOPICS
+from placement.io.snapshot_schema import Snapshot as Snapshot
+from placement.io.snapshot_schema import conform as conform
+from placement.io.snapshot_write import add_snapshot_output as add_snapshot_output
+from placement.io.snapshot_write import is_written_snapshot as is_written_snapshot
+from placement.io.snapshot_write import partition_slices as partition_slices
+from placement.io.snapshot_write import write_partitions as write_partitions
+from placement.io.snapshot_write import write_snapshot as write_snapshot
+from placement.io.snapshot_write import write_snapshot_files as write_snapshot_files
 from placement.io.staging import Copied, copy_in, staging_area
 
 if TYPE_CHECKING:
     from placement.io.inventory import LoadedInventory
     from placement.model.assignment import Key, PartitionAssignment
     from placement.model.policy import PlacementPolicy
-
-BROKERS = pa.schema(
-    [
-        pa.field("broker_id", pa.int32(), nullable=False),
-        pa.field("rack", pa.string()),
-        pa.field("capacity_bytes", pa.int64()),
-    ]
-)
-TOPICS = pa.schema(
-    [
-        pa.field("topic", pa.string(), nullable=False),
-        pa.field("placement", pa.string()),
-        pa.field("min_isr", pa.int32()),
-    ]
-)
-PARTITIONS = pa.schema(
-    [
-        pa.field("topic", pa.string(), nullable=False),
-        pa.field("partition", pa.int32(), nullable=False),
-        pa.field("replicas", pa.list_(pa.int32()), nullable=False),
-        pa.field("observers", pa.list_(pa.int32())),
-        pa.field("isr", pa.list_(pa.int32())),
-        pa.field("leader", pa.int32()),
-        pa.field("size_bytes", pa.int64()),
-    ]
-)
-# A reassignment in flight (describe's `Adding Replicas`/`Removing Replicas`): the brokers
-# being added and removed, among `replicas`; null when none runs. The snapshot's table has
-# them after PARTITIONS' columns, which are what Spark reads (PARTITIONS_DDL of
-# placement.score.run): no score needs them, so the files staged for Spark leave them out,
-# and a table where no move runs is written without them (its files go to Spark as they are).
-IN_FLIGHT = ("adding", "removing")
-SNAPSHOT_PARTITIONS = pa.schema(
-    [*PARTITIONS, *(pa.field(c, pa.list_(pa.int32())) for c in IN_FLIGHT)]
-)
-SCHEMAS = {"brokers": BROKERS, "topics": TOPICS, "partitions": SNAPSHOT_PARTITIONS}
-# columns a snapshot may omit; they are filled with nulls
-OPTIONAL = {
-    "capacity_bytes",
-    "placement",
-    "min_isr",
-    "observers",
-    "isr",
-    "leader",
-    "size_bytes",
-    "adding",
-    "removing",
-}
-# The partitions table's layout, so that Spark's scan shares it evenly. Spark cuts a table into
-# splits of max(4 MiB, bytes / cores) (at most 128 MiB) and gives each row group to the
-# split holding its middle byte: row groups of 65,536 rows (~1 MiB at ~16 bytes a row)
-# are a quarter of the smallest split or less, so no split gets a row group more than
-# another. Spark also counts 4 MiB per file in that division, so one file on two cores
-# leaves the second split 4 MiB short (1M partitions: 655k rows vs 345k); two part files
-# of equal rows are one split each on two cores, and are cut like one file on more.
-ROW_GROUP_ROWS = 65_536
-PART_FILES = 2  # for a table of more than one row group; a smaller one stays one file
-# sizes are nearly all distinct: a dictionary of them is larger than the values (+40%)
-_NO_DICTIONARY = {"size_bytes"}
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    brokers: pa.Table
-    topics: pa.Table
-    partitions: pa.Table
-    source: str = "the snapshot"  # what error messages name: the directory it was read from
-
-
-def _compatible(actual: pa.DataType, expected: pa.DataType) -> bool:
-    if pa.types.is_null(actual):
-        return True
-    if pa.types.is_integer(expected):
-        return bool(pa.types.is_integer(actual))
-    if pa.types.is_string(expected):
-        return bool(pa.types.is_string(actual) or pa.types.is_large_string(actual))
-    if pa.types.is_list(expected):
-        is_list = pa.types.is_list(actual) or pa.types.is_large_list(actual)
-        return bool(is_list) and _compatible(actual.value_type, expected.value_type)
-    return bool(actual == expected)
-
-
-def conform(table: pa.Table, name: str, source: str) -> pa.Table:
-    """Check ``table``'s columns against the snapshot schema and cast to the exact types."""
-    schema = SCHEMAS[name]
-    columns = []
-    seen: set[str] = set()
-    for c in table.column_names:
-        # any column twice, ours or not: pyarrow cannot read such a file whole (so every
-        # reader refuses it alike), nor pick one of the two (a KeyError)
-        if c in seen:
-            shown = repr(c) if len(c) <= 16 else f"of {len(c)} characters"
-            raise InputError(
-                source,
-                f"{name}: a column name {shown} appears more than once",
-                "write the table again with one column per name",
-            )
-        seen.add(c)
-    for f in schema:
-        if f.name not in table.column_names:
-            if f.name in OPTIONAL:
-                columns.append(pa.nulls(table.num_rows, f.type))
-                continue
-            raise InputError(
-                source,
-                f"{name}: required column {f.name!r} is missing "
-                f"(found: {', '.join(table.column_names) or 'none'})",
-                f"the {name} table needs: " + ", ".join(s.name for s in schema),
-            )
-        col = table.column(f.name)
-        if not _compatible(col.type, f.type):
-            raise InputError(
-                source, f"{name}: column {f.name!r} has type {col.type}, expected {f.type}"
-            )
-        try:
-            col = col.cast(f.type)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-            raise InputError(
-                source, f"{name}: column {f.name!r} does not fit {f.type}: {exc}"
-            ) from None
-        if not f.nullable and col.null_count:
-            raise InputError(
-                source, f"{name}: column {f.name!r} has {col.null_count} null value(s)"
-            )
-        if pa.types.is_string(f.type):
-            _check_utf8(col, name, f.name, source)
-        columns.append(col)
-    return pa.Table.from_arrays(columns, schema=schema)
-
-
-def _check_utf8(col: pa.ChunkedArray, name: str, column: str, source: str) -> None:
-    """Refuse a string column holding bytes that are not UTF-8 (Parquet does not check
-    them on read; Python would fail on the first one it decodes)."""
-    before = 0
-    for chunk in col.chunks:
-        try:
-            chunk.validate(full=True)
-        except pa.ArrowInvalid as exc:
-            found = re.search(r"string index (\d+)", str(exc))
-            where = f" (row {before + int(found.group(1)) + 1:,})" if found else ""
-            raise InputError(
-                source,
-                f"{name}: column {column!r} holds a value that is not valid UTF-8{where}",
-                "names in a snapshot are UTF-8 text: write the snapshot again",
-            ) from None
-        before += len(chunk)
 
 
 def table_path(root: Path, name: str) -> Path:
@@ -348,190 +226,6 @@ def read_table(root: Path, name: str) -> pa.Table:
     return table
 
 
-def _first_row(mask: pa.ChunkedArray | pa.Array) -> int:
-    """The 1-based row number of the first true value of ``mask``."""
-    import pyarrow.compute as pc
-
-    return int(pc.index(mask, True).as_py()) + 1
-
-
-def _all_distinct(table: pa.Table, keys: list[str]) -> bool:
-    """Whether no two rows share ``keys`` (fast path: one int64 key per row)."""
-    import numpy as np
-    import pyarrow.compute as pc
-
-    codes = []
-    for k in keys:
-        col = table.column(k)
-        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
-            col = pc.dictionary_encode(col).combine_chunks().indices
-        codes.append(np.asarray(pc.cast(col, pa.int64()).to_numpy(zero_copy_only=False)))
-    key = codes[0].copy()
-    for c in codes[1:]:
-        key = key * (2**31) + c
-    key.sort()
-    return bool((key[1:] != key[:-1]).all())
-
-
-def list_arrays(col: pa.ChunkedArray) -> tuple[Any, Any]:
-    """(offsets from 0, values) of a list column as numpy arrays, without copying the
-    values; a null list is empty."""
-    import numpy as np
-    import pyarrow.compute as pc
-
-    arr = col.combine_chunks()
-    arr = arr.fill_null([]) if arr.null_count else arr
-    offsets = arr.offsets.to_numpy()
-    values = pc.list_flatten(arr).to_numpy(zero_copy_only=False)
-    return (offsets - offsets[0]).astype(np.int64, copy=False), values
-
-
-def _first_observers_misfit(table: pa.Table) -> int | None:
-    """The first row (from 1) whose observers are not the tail of its replicas."""
-    import numpy as np
-
-    o_off, o_val = list_arrays(table.column("observers"))
-    if not o_val.size:
-        return None
-    r_off, r_val = list_arrays(table.column("replicas"))
-    o_len = np.diff(o_off)
-    rows = np.flatnonzero(o_len)  # only rows with observers are looked at
-    bad = o_len[rows] > (r_off[rows + 1] - r_off[rows])
-    row = np.repeat(rows, o_len[rows])  # each observer's row
-    nth = np.arange(o_val.size) - o_off[row]  # its place among the row's observers
-    where = r_off[row + 1] - o_len[row] + nth
-    fits = where >= r_off[row]
-    where[~fits] = 0
-    mismatch = np.zeros(o_len.size, dtype=bool)
-    mismatch[row[(r_val[where] != o_val) | ~fits]] = True
-    mismatch[rows[bad]] = True
-    hits = np.flatnonzero(mismatch)
-    return int(hits[0]) + 1 if hits.size else None
-
-
-def _first_emptied(table: pa.Table) -> int | None:
-    """The first row (from 1) whose `removing` list names every one of its replicas; only
-    the rows of a reassignment in flight (a few) are looked at one by one."""
-    import numpy as np
-    import pyarrow.compute as pc
-
-    removing = table.column("removing")
-    moving = np.flatnonzero(
-        pc.fill_null(pc.list_value_length(removing), 0).to_numpy(zero_copy_only=False)
-    )
-    if not moving.size:
-        return None
-    rows = pa.array(moving)
-    pairs = zip(
-        table.column("replicas").take(rows).to_pylist(),
-        removing.take(rows).to_pylist(),
-        strict=True,
-    )
-    for row, (replicas, gone) in zip(moving.tolist(), pairs, strict=True):
-        if not set(replicas) - set(gone):
-            return int(row) + 1
-    return None
-
-
-def _check_lists(table: pa.Table, fail: Callable[..., InputError]) -> None:
-    """The replica, observer and ISR lists: no null or negative id, no empty replica list,
-    observers at the end of the replicas."""
-    import pyarrow.compute as pc
-
-    for column in ("replicas", "observers", "isr", "adding", "removing"):
-        if column not in table.column_names:
-            continue
-        col = table.column(column).combine_chunks()
-        flat = pc.list_flatten(col)
-        if flat.null_count:
-            parents = pc.list_parent_indices(col)
-            row = int(pc.filter(parents, pc.is_null(flat)).to_pylist()[0]) + 1
-            raise fail(f"a {column} list holds a null broker id", row)
-        if len(flat) and pc.min(flat).as_py() < 0:
-            parents = pc.list_parent_indices(col)
-            row = int(pc.filter(parents, pc.less(flat, 0)).to_pylist()[0]) + 1
-            raise fail(f"a {column} list holds a negative broker id", row)
-        if column == "replicas":
-            empty = pc.equal(pc.list_value_length(col), 0)
-            if pc.any(empty).as_py():
-                raise fail("a partition has an empty replicas list", _first_row(empty))
-    if {"replicas", "removing"} <= set(table.column_names):
-        emptied = _first_emptied(table)
-        if emptied is not None:
-            raise fail(
-                "its removing list names every one of its replicas",
-                emptied,
-                "a reassignment keeps at least one replica: `removing` lists the brokers "
-                "leaving the partition, `replicas` the old and the new ones together",
-            )
-    if {"replicas", "observers"} <= set(table.column_names):
-        misfit = _first_observers_misfit(table)
-        if misfit is not None:
-            raise fail(
-                "its observers are not the last entries of its replicas",
-                misfit,
-                "Kafka lists a partition's sync replicas first and its observers last",
-            )
-
-
-def check_rows(
-    table: pa.Table, name: str, source: str, *, row_offset: int = 0, unique: bool = True
-) -> None:
-    """Kafka's rules on a snapshot table's values; each refusal names the first bad row.
-
-    Ids and partitions are non-negative (int32 is enforced by the schema); replica,
-    observer and ISR lists hold no nulls; a topic name is legal; no partition, broker or
-    topic appears twice (unless ``unique`` is off: the caller checks across batches).
-    Row numbers count from ``row_offset`` + 1.
-    """
-    import pyarrow.compute as pc
-
-    from placement.model.kafka import TOPIC_NAME_HINT, topic_name_error
-
-    def fail(message: str, row: int | None = None, hint: str = "") -> InputError:
-        where = f" (row {row + row_offset:,})" if row is not None else ""
-        return InputError(source, f"{name}: {message}{where}", hint)
-
-    if table.num_rows == 0:
-        return
-    for column in ("broker_id", "partition", "leader", "capacity_bytes", "size_bytes", "min_isr"):
-        if column in table.column_names:
-            col = table.column(column)
-            low = 1 if column == "min_isr" else 0
-            bad = pc.less(col, low)
-            if pc.any(bad).as_py():
-                row = _first_row(pc.fill_null(bad, False))
-                value = col[row - 1].as_py()
-                raise fail(f"{column} is {value}; it must be at least {low}", row)
-    _check_lists(table, fail)
-    if "topic" in table.column_names:
-        for topic in pc.unique(table.column("topic")).to_pylist():
-            problem = topic_name_error(topic)
-            if problem is not None:
-                row = _first_row(pc.equal(table.column("topic"), topic))
-                raise fail(problem, row, TOPIC_NAME_HINT)
-    keys = {"brokers": ["broker_id"], "topics": ["topic"], "partitions": ["topic", "partition"]}[
-        name
-    ]
-    if not unique or _all_distinct(table, keys):
-        return
-    counts = table.select(keys).group_by(keys).aggregate([([], "count_all")])
-    dup = counts.filter(pc.greater(counts.column("count_all"), 1))
-    if dup.num_rows:
-        first = {k: dup.column(k)[0].as_py() for k in keys}
-        mask = pc.equal(table.column(keys[0]), first[keys[0]])
-        for k in keys[1:]:
-            mask = pc.and_(mask, pc.equal(table.column(k), first[k]))
-        rows = [i + 1 for i, hit in enumerate(mask.to_pylist()) if hit][:2]
-        shown = ", ".join(f"{k} {v!r}" for k, v in first.items())
-        raise fail(
-            f"{shown} appears {dup.column('count_all')[0].as_py()} times "
-            f"(rows {rows[0]:,} and {rows[1]:,})",
-            None,
-            "a snapshot holds each broker, topic and partition once",
-        )
-
-
 PARTITION_BATCH_ROWS = 1_000_000
 
 
@@ -673,7 +367,7 @@ def _spark_writer(target: Path) -> Iterator[pq.ParquetWriter]:
     """A Parquet writer of the partitions schema into the new private file ``target``,
     laid out as `write_partitions` lays out a snapshot."""
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    dictionary = [f.name for f in PARTITIONS if f.name not in _NO_DICTIONARY]
+    dictionary = [f.name for f in PARTITIONS if f.name not in NO_DICTIONARY]
     with (
         open(fd, "wb") as fh,
         pq.ParquetWriter(fh, PARTITIONS, compression="zstd", use_dictionary=dictionary) as writer,
@@ -761,6 +455,15 @@ def _check_partitions(
             "a snapshot holds each partition once",
         )
     return PartitionFacts(unsized, longest), rows
+
+
+def read_snapshot(root: str | Path) -> Snapshot:
+    r = Path(root)
+    if not r.is_dir():
+        raise InputError(str(r), "a snapshot is a directory holding brokers, topics, partitions")
+    return Snapshot(
+        read_table(r, "brokers"), read_table(r, "topics"), read_table(r, "partitions"), str(r)
+    )
 
 
 def cluster_policy(source: str, topic: str, text: str) -> PlacementPolicy:
@@ -866,126 +569,3 @@ def snapshot_inventory(root: str | Path) -> LoadedInventory:
         Broker(id=i, rack=rack, capacity_bytes=cap) for i, rack, cap in zip(*columns, strict=True)
     ]
     return LoadedInventory(Inventory(brokers=brokers), str(r))
-
-
-def read_snapshot(root: str | Path) -> Snapshot:
-    r = Path(root)
-    if not r.is_dir():
-        raise InputError(str(r), "a snapshot is a directory holding brokers, topics, partitions")
-    return Snapshot(
-        read_table(r, "brokers"), read_table(r, "topics"), read_table(r, "partitions"), str(r)
-    )
-
-
-# every snapshot mrc-plan writes holds this file: `--out` replaces only such a directory
-_MARKER_TEXT = '{"written_by": "mrc-plan", "tables": ["brokers", "topics", "partitions"]}\n'
-
-
-def is_written_snapshot(root: Path) -> bool:
-    """A directory mrc-plan wrote as a snapshot: it holds the marker, or (written before
-    the marker existed) exactly brokers.parquet, topics.parquet and partitions/ with
-    part-NNNNN.parquet files, and nothing else."""
-    try:
-        entries = set(os.listdir(root))
-        if SNAPSHOT_MARKER in entries:
-            return True
-        if entries != {"brokers.parquet", "topics.parquet", "partitions"}:
-            return False
-        parts = os.listdir(root / "partitions")
-    except OSError:
-        return False
-    return all(re.fullmatch(r"part-[0-9]{5}\.parquet", p) for p in parts) and all(
-        (root / n).is_file() and not (root / n).is_symlink()
-        for n in ("brokers.parquet", "topics.parquet")
-    )
-
-
-def add_snapshot_output(outputs: Outputs, flag: str, root: str | Path) -> Output:
-    """Register snapshot directory ``root`` as an output: it may replace only an empty
-    directory or a snapshot mrc-plan wrote."""
-    return outputs.add_dir(flag, root, marker=SNAPSHOT_MARKER, recognise=is_written_snapshot)
-
-
-def write_snapshot_files(
-    directory: Path, snap: Snapshot, *, row_group_rows: int = ROW_GROUP_ROWS
-) -> None:
-    """The three tables as Parquet, and the marker, into the (staged, empty) ``directory``.
-    A failed write raises OSError naming the file."""
-
-    for name, table in (("brokers", snap.brokers), ("topics", snap.topics)):
-        conformed = conform(table, name, name)
-        path = directory / f"{name}.parquet"
-        with _naming(path), open(path, "xb") as fh:  # a file object: any path pyarrow can't
-            pq.write_table(conformed, fh)
-    parts = directory / "partitions"
-    with _naming(parts):
-        parts.mkdir()
-    table = conform(snap.partitions, "partitions", "partitions")
-    idle = [c for c in IN_FLIGHT if table.column(c).null_count == table.num_rows]
-    write_partitions(parts, table.drop_columns(idle), row_group_rows)
-    marker = directory / SNAPSHOT_MARKER
-    with _naming(marker), open(marker, "x", encoding="utf-8") as fh:  # as the tables: no link
-        fh.write(_MARKER_TEXT)
-
-
-def partition_slices(rows: int, row_group_rows: int = ROW_GROUP_ROWS) -> list[tuple[int, int]]:
-    """(first row, rows) of each part file of a partitions table of ``rows`` rows: one
-    file up to one row group, else `PART_FILES` of equal rows (the first ones a row more
-    when they cannot be equal)."""
-    files = 1 if rows <= row_group_rows else PART_FILES
-    each, extra = divmod(rows, files)
-    sizes = [each + (i < extra) for i in range(files)]
-    return [(sum(sizes[:i]), n) for i, n in enumerate(sizes)]
-
-
-def write_partitions(
-    parts: Path, table: pa.Table, row_group_rows: int = ROW_GROUP_ROWS
-) -> list[Path]:
-    """The (conformed) partitions table as part files `part-NNNNN.parquet` in the empty
-    directory ``parts``, laid out for Spark's scan (`ROW_GROUP_ROWS`, `PART_FILES`); the
-    same table gives the same bytes. The files are written side by side (pyarrow encodes
-    and compresses a file on one thread). Returns the files."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    dictionary = [f.name for f in table.schema if f.name not in _NO_DICTIONARY]
-
-    def write(i: int, first: int, rows: int) -> Path:
-        part = parts / f"part-{i:05d}.parquet"
-        with _naming(part), open(part, "xb") as fh:
-            pq.write_table(
-                table.slice(first, rows),
-                fh,
-                row_group_size=row_group_rows,
-                compression="zstd",
-                use_dictionary=dictionary,
-            )
-        return part
-
-    slices = partition_slices(table.num_rows, row_group_rows)
-    with ThreadPoolExecutor(len(slices)) as pool:
-        futures = [pool.submit(write, i, *s) for i, s in enumerate(slices)]
-        return [f.result() for f in futures]
-
-
-@contextlib.contextmanager
-def _naming(path: Path) -> Iterator[None]:
-    """An OSError while writing ``path`` names it (pyarrow's do not)."""
-    try:
-        yield
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
-
-
-def write_snapshot(
-    root: str | Path,
-    snap: Snapshot,
-    *,
-    row_group_rows: int = ROW_GROUP_ROWS,
-) -> None:
-    """Write the three tables as Parquet; the directory appears complete or not at all,
-    and replaces only an empty directory or an earlier snapshot (else UsageError)."""
-    outputs = Outputs()
-    out = add_snapshot_output(outputs, "snapshot", root)
-    with outputs:
-        write_snapshot_files(out.staged(), snap, row_group_rows=row_group_rows)
-        outputs.commit()
