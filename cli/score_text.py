@@ -1,11 +1,16 @@
 """The text report of `mrc-plan score`: the plans side by side, best first, and per plan
 bars of replicas per broker for the brokers that change most."""
 
+from __future__ import annotations
+
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from placement.score.report import ScoreReport, Stats
 
 
-def _stats(s: Any, unit: float = 1, suffix: str = "") -> str:
+def _stats(s: Stats, unit: float = 1, suffix: str = "") -> str:
     return f"{s.min / unit:,.0f}..{s.max / unit:,.0f}{suffix} (sd {s.stddev / unit:,.1f})"
 
 
@@ -44,7 +49,7 @@ def load_bars(before: list[Any], after: list[Any], count: int, width: int = 24) 
     return lines
 
 
-def render(report: Any, bars: int = 20) -> None:
+def render(report: ScoreReport, bars: int = 20) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
