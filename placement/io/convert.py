@@ -11,8 +11,9 @@ import pyarrow as pa
 
 from placement.errors import InputError
 from placement.io.describe import Describe
+from placement.io.formats import BY_NAME as FORMATS
 from placement.io.formats import sizes_format
-from placement.io.limits import LOGDIRS_BYTES, SIZES_BYTES, too_large
+from placement.io.limits import too_large
 from placement.io.logdirs import EXAMPLES, SizesRead, parse_logdirs
 from placement.io.snapshot import BROKERS, SNAPSHOT_PARTITIONS, TOPICS, Snapshot
 from placement.io.textfile import (
@@ -37,10 +38,11 @@ def load_sizes(path: str | Path) -> SizesRead:
     --describe` output, told apart by content (docs/formats.md, sizes CSV), with what the
     operator should know about them (notes; none for a CSV)."""
     p = Path(path)
-    text = read_text(p, "the sizes file", SIZES_BYTES)
+    text = read_text(p, "the sizes file", FORMATS["sizes"].cap)
     if sizes_format(p, text).name == "logdirs":
-        if len(text) > LOGDIRS_BYTES.value():  # a JSON document costs more memory than a CSV
-            raise too_large(str(p), LOGDIRS_BYTES, len(text.encode("utf-8", "surrogatepass")))
+        cap = FORMATS["logdirs"].cap  # a JSON document costs more memory than a CSV
+        if len(text) > cap.value():
+            raise too_large(str(p), cap, len(text.encode("utf-8", "surrogatepass")))
         return parse_logdirs(text, str(p))
     return SizesRead(sizes_csv(text, str(p)))
 

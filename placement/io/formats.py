@@ -336,6 +336,14 @@ def validate_format(path: Path, data: bytes) -> Format:
     return detect(Probe(path, data), VALIDATE)
 
 
+def _cap_text(cap: Limit) -> str:
+    """A cap's default as the docs say it: bytes in MiB when whole ones."""
+    bytes_ = "bytes "
+    if cap.what.startswith(bytes_) and cap.default % limits.MiB == 0:
+        return f"{cap.default // limits.MiB:,} MiB {cap.what[len(bytes_) :]}"
+    return f"{cap.default:,} {cap.what}"
+
+
 def markdown_table(base: str = "formats.md") -> str:
     """The formats as a Markdown table: name, how a file is recognised, its size cap,
     and the link to its section of docs/formats.md (``base``: that file's path as the
@@ -345,7 +353,7 @@ def markdown_table(base: str = "formats.md") -> str:
         "|---|---|---|---|",
     ]
     for f in FORMATS:
-        cap = f"{f.cap.default:,} {f.cap.what} (`{f.cap.name}`)"
+        cap = f"{_cap_text(f.cap)} (`{f.cap.name}`)"
         rows.append(
             f"| `{f.name}` | {f.recognised_by} | {cap} | [{f.title}]({f.docs_link(base)}) |"
         )

@@ -25,12 +25,9 @@ from placement.io.jsonsrc import (
     shorten,
 )
 from placement.io.limits import (
-    DESCRIBE_BYTES,
     DIAGNOSTICS_PER_FILE,
-    PLAN_BYTES,
     POLICY_BYTES,
     POLICY_VALUES,
-    PROPERTIES_BYTES,
     Limit,
     read_capped,
     too_large,
@@ -902,6 +899,11 @@ def _read(path: Path, limit: Limit, walked: tuple[int, int] | None) -> bytes:
         raise InputError(name, f"cannot read: {exc.strerror or exc}") from None
 
 
+# the format whose cap (io/formats.py) a file is read up to, by its suffix; any other
+# suffix: describe output's
+_READ_AS = {".properties": "properties", ".json": "reassignment"}
+
+
 def validate_paths(
     paths: Iterable[str | Path],
     options: ValidateOptions,
@@ -931,7 +933,7 @@ def validate_paths(
         suffix = path.suffix.lower()
         # a .json file may be any kind `json_kind` knows: read up to the largest of their
         # caps, and hold it to its own kind's once the kind is known
-        limit = {".properties": PROPERTIES_BYTES, ".json": PLAN_BYTES}.get(suffix, DESCRIBE_BYTES)
+        limit = FORMATS_BY_NAME[_READ_AS.get(suffix, "describe")].cap
         data = _read(path, limit, found.walked.get(str(path)))
         fetching.add(str(path), data)
         fmt = validate_format(path, data).name  # by its name, then its bytes (io/formats.py)
