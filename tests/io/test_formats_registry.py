@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -467,3 +468,25 @@ def test_a_file_of_no_format_is_refused_without_quoting_it(tmp_path: Path) -> No
         read_current(path)
     assert "SECRET" not in str(err.value) and "hunter2" not in str(err.value)
     assert "SECRET" not in err.value.hint
+
+
+def test_the_start_of_current_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`assign` asks what --current is several times (the CLI's checks, the inputs, the
+    reader): its first bytes are read once."""
+    from placement.plan.inputs import current_kind
+
+    path = tmp_path / "describe.txt"
+    path.write_bytes(b"Topic: orders\tPartitionCount: 1\tReplicationFactor: 1\n")
+    opened: list[Path] = []
+    real = Path.open
+
+    def counting(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == path:
+            opened.append(self)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", counting)
+    assert current_kind(path) == "describe"
+    assert current_kind(path) == "describe"
+    assert current_format(path).name == "describe"
+    assert len(opened) == 1
