@@ -40,9 +40,10 @@ from placement.plan.summary import (
 )
 from placement.plan.topics import TopicSpec
 from placement.solver.capacity import check_capacity, disk_caps
-from placement.solver.core import LeaderStats
 from placement.solver.engine import Options, RackSolve, solve
 from placement.solver.feasibility import check_feasible
+from placement.solver.goals import figure_name
+from placement.solver.leaders import LeaderStats
 from placement.solver.repair import Request
 
 
@@ -98,21 +99,17 @@ class AssignOutcome:
         ls = self.leader_stats
         changes = len(self.election)
         goals = [
-            GoalFigure(name="replicas added", value=self.replicas_added, bound=self.lower_bound)
+            GoalFigure(name=figure_name("moves"), value=self.replicas_added, bound=self.lower_bound)
         ]
         if self.bytes_bound is not None:
-            goals.append(
-                GoalFigure(
-                    name="bytes over the cap that had to leave", value=None, bound=self.bytes_bound
-                )
-            )
+            goals.append(GoalFigure(name=figure_name("bytes"), value=None, bound=self.bytes_bound))
         goals += [
             GoalFigure(name=g.name, value=g.value, bound=g.bound, before=g.before)
             for g in self.goals
         ]
         goals.append(
             GoalFigure(
-                name="leadership changes",
+                name=figure_name("leadership"),
                 value=changes,
                 bound=ls.bound if ls is not None else None,
                 forced=ls.forced if ls is not None else None,

@@ -27,37 +27,14 @@ from placement.model.policy import PlacementPolicy
 from placement.solver.bytes_balance import bytes_load, even_bytes
 from placement.solver.cluster import Cluster
 from placement.solver.flow import Item, RackFlow
-from placement.solver.judging import Expected, meeting, meeting_columns
-from placement.solver.leaders import LeaderStats, assign_leaders, choose_leaders
+from placement.solver.judging import Expected
+from placement.solver.leaders import LeaderStats, assign_leaders
 from placement.solver.leadtrades import LeaderTrades
 from placement.solver.repair import Request
 from placement.solver.tallies import (
     RackState,
-    per_topic,
-    tally_columns,
-    tally_kept,
     tally_meeting,
-    tally_on,
-    was,
 )
-
-# the names other modules and tests have imported from here, before the split
-__all__ = [
-    "CoreResult",
-    "LeaderStats",
-    "choose_leaders",
-    "per_topic",
-    "plan_core",
-    "rules",
-    "was",
-]
-_Expected = Expected
-_meeting = meeting
-_meeting_columns = meeting_columns
-_RackState = RackState
-_tally_columns = tally_columns
-_tally_kept = tally_kept
-_tally_on = tally_on
 
 
 @dataclass(frozen=True)

@@ -16,17 +16,9 @@ from placement.model.assignment import PartitionAssignment
 from placement.model.inventory import Broker, Inventory
 from placement.model.policy import PlacementPolicy
 from placement.plan.balance import _Racks
-from placement.solver.core import (
-    _Expected,
-    _meeting,
-    _meeting_columns,
-    _RackState,
-    _tally_columns,
-    _tally_kept,
-    _tally_on,
-    per_topic,
-)
 from placement.solver.flow import Item, RackFlow, _solve
+from placement.solver.judging import Expected, meeting, meeting_columns
+from placement.solver.tallies import RackState, per_topic, tally_columns, tally_kept, tally_on
 
 RACKS = ("east", "west", "north")
 
@@ -60,7 +52,7 @@ def test_a_rack_whose_partitions_keep_their_brokers_is_the_flows_optimum(seed: i
     assert flow.solve() == _solve(flow) == [tuple(sorted(it.held)) for it in items]
 
 
-def _met(exp: _Expected, a: PartitionAssignment, home: dict[int, str]) -> bool:
+def _met(exp: Expected, a: PartitionAssignment, home: dict[int, str]) -> bool:
     """The rule partition by partition, as the core applied it before (reference)."""
     reps, observers = a.replicas, a.observers
     at = [home.get(b) for b in reps]
@@ -87,7 +79,7 @@ def test_partitions_meeting_their_policy_are_judged_as_one_by_one(seed: int) -> 
         "b": _policy({"west": 2}, {}),
         "c": _policy({"north": 1, "east": 1}, {"west": 2}),
     }
-    expected = {t: _Expected.of(p) for t, p in policies.items()}
+    expected = {t: Expected.of(p) for t, p in policies.items()}
     everyone = [b for ids in members.values() for b in ids] + [99]  # 99: unknown
     parts = []
     for p in range(400):
@@ -111,22 +103,22 @@ def test_partitions_meeting_their_policy_are_judged_as_one_by_one(seed: int) -> 
         parts.append(PartitionAssignment("a", p, (lead, *sync, n[0]), (n[0],)))
     parts += [PartitionAssignment("a", p, ()) for p in range(500, 503)]  # no replica at all
     exps = [expected.get(a.topic) for a in parts]
-    got = _meeting(parts, exps, home)
+    got = meeting(parts, exps, home)
     want = [e is not None and _met(e, a, home) for e, a in zip(exps, parts, strict=True)]
     assert got == want
     assert 50 < sum(want) < len(parts)
     cols = Columns.of(parts)
     assert cols is not None
-    judged = _meeting_columns(cols, parts, expected, home)
+    judged = meeting_columns(cols, parts, expected, home)
     assert judged is not None and judged.tolist() == want
     # the tallies of what they keep, as arrays and one partition at a time
     keys = [a.key for a in parts]
-    slow = {r: _RackState(ids) for r, ids in members.items()}
-    fast = {r: _RackState(ids) for r, ids in members.items()}
+    slow = {r: RackState(ids) for r, ids in members.items()}
+    fast = {r: RackState(ids) for r, ids in members.items()}
     met = [a for a, m in zip(parts, want, strict=True) if m]
-    _tally_kept(slow, home, [a.key for a in met], met, True)
-    _tally_columns(fast, home, cols, judged, True)
-    _tally_on(fast, home, [k for k, m in zip(keys, want, strict=True) if m], met)
+    tally_kept(slow, home, [a.key for a in met], met, True)
+    tally_columns(fast, home, cols, judged, True)
+    tally_on(fast, home, [k for k, m in zip(keys, want, strict=True) if m], met)
     for r in members:
         assert vars(fast[r]) == vars(slow[r])
 
@@ -199,6 +191,6 @@ def test_partitions_without_a_policy_are_judged_by_the_rule_as_one_by_one(seed: 
         want.append(ok and spread_ok(Counter(at), sizes, len(at)))  # type: ignore[arg-type]
     cols = Columns.of(parts)
     assert cols is not None
-    judged = _meeting_columns(cols, parts, {}, home, rule_racks=sizes)
+    judged = meeting_columns(cols, parts, {}, home, rule_racks=sizes)
     assert judged is not None and judged.tolist() == want
     assert 100 <= sum(want) < len(parts)

@@ -18,7 +18,7 @@ from placement.model.assignment import PartitionAssignment
 from placement.model.inventory import Broker, Inventory
 from placement.model.policy import PlacementPolicy
 from placement.plan.balance import Tally, TopicTable, balance_goals
-from placement.solver.core import per_topic
+from placement.solver.tallies import per_topic
 
 
 @st.composite
