@@ -1,5 +1,8 @@
 """Write docs/cli.md and docs/rules.md from the code: the typer app's commands and the
-rule registry. `--check` writes nothing and exits 1 naming the pages that differ
+rule registry; and the generated parts of hand-written pages, each between
+`<!-- name -->` and `<!-- /name -->`: the goal order (placement/solver/goals) in README.md,
+docs/assign.md and docs/definitions.md, the input formats (placement/io/formats.py) in
+docs/formats.md. `--check` writes nothing and exits 1 naming the pages that differ
 (tests/test_generated_docs.py fails on the same drift).
 
 The pages are rendered from the Click objects and the rule classes, never from captured
@@ -252,13 +255,52 @@ PAGES: dict[str, Callable[[], str]] = {
 }
 
 
+def _goal_list() -> str:
+    from placement.solver.goals import markdown_list
+
+    return markdown_list()
+
+
+def _goal_table() -> str:
+    from placement.solver.goals import markdown_table
+
+    return markdown_table()
+
+
+# (page, name, render): the text between <!-- name --> and <!-- /name --> on the page
+FRAGMENTS: list[tuple[str, str, Callable[[], str]]] = [
+    ("README.md", "goals", _goal_list),
+    ("docs/assign.md", "goals", _goal_list),
+    ("docs/definitions.md", "goal-table", _goal_table),
+]
+
+
+def fill(text: str, name: str, body: str, page: str) -> str:
+    """``text`` with its one ``name`` fragment replaced by ``body``."""
+    start, end = f"<!-- {name} -->\n", f"<!-- /{name} -->"
+    if text.count(start) != 1 or text.count(end) != 1:
+        raise SystemExit(f"{page}: needs exactly one {start.strip()} ... {end} pair")
+    head, rest = text.split(start)
+    tail = rest.split(end)[1]
+    return f"{head}{start}{body.rstrip(chr(10))}\n{end}{tail}"
+
+
+def rendered(root: Path = ROOT) -> dict[str, str]:
+    """Every generated page and every page with fragments, as the code makes them now."""
+    out = {name: render() for name, render in PAGES.items()}
+    for page, name, render in FRAGMENTS:
+        text = out.get(page) or (root / page).read_text(encoding="utf-8")
+        out[page] = fill(text, name, render(), page)
+    return out
+
+
 def stale(root: Path = ROOT) -> list[str]:
     """The pages under ``root`` that differ from what the code generates now."""
     differ = []
-    for name, render in PAGES.items():
+    for name, text in rendered(root).items():
         path = root / name
         current = path.read_text(encoding="utf-8") if path.is_file() else None
-        if current != render():
+        if current != text:
             differ.append(name)
     return differ
 
@@ -274,10 +316,10 @@ def main(argv: Sequence[str] | None = None, root: Path = ROOT) -> int:
         for name in differ:
             print(f"{name} differs from the code: run `make docs`", file=sys.stderr)
         return 1 if differ else 0
-    for name, render in PAGES.items():
+    for name, text in rendered(root).items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render(), encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
     return 0
 
 

@@ -126,11 +126,6 @@ def test_docs_definitions_list_the_goals_in_order() -> None:
     assert all((DOC_PHRASES[g.id] in hard) == g.hard for g in GOALS)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="README.md has no goal list yet: the lead adds markdown_list() between "
-    "<!-- goals --> and <!-- /goals --> (scripts/gendocs.py); then drop this mark",
-)
 def test_readme_lists_the_goals_in_order() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- goals -->\n", 1)[1].split("<!-- /goals -->", 1)[0]
