@@ -180,6 +180,7 @@ LAYERS: list[set[str]] = [
     {"score"},  # Spark: scoring and simulation at scale
     {"schemas"},  # the JSON Schemas of every format and report
     {"html"},  # the HTML reports, from the report models of every layer below
+    {"api"},  # the front door of each command, one call each
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
 

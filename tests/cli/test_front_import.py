@@ -1,4 +1,4 @@
-"""`import placement` stays cheap: the four front doors and their types load on use."""
+"""`import placement.api` stays cheap: the four front doors and their types load on use."""
 
 from __future__ import annotations
 
@@ -25,35 +25,29 @@ def _run(code: str) -> dict[str, object]:
     return json.loads(proc.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def test_importing_placement_loads_no_heavy_library() -> None:
-    code = (
-        "import json, sys, placement\n"
-        f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))"
-    )
-    assert _run(code) == []
-
-
 def test_the_front_doors_are_there_and_load_nothing_until_called() -> None:
     code = (
-        "import json, sys, placement\n"
+        "import json, sys, placement.api as api\n"
         "names = ['validate', 'assign', 'score', 'simulate']\n"
-        "doors = {n: callable(getattr(placement, n)) for n in names}\n"
+        "doors = {n: callable(getattr(api, n)) for n in names}\n"
         f"loaded = sorted(m for m in {HEAVY!r} if m in sys.modules)\n"
-        "print(json.dumps({'doors': doors, 'loaded': loaded}))"
+        "fronts = sorted(m for m in sys.modules if m.endswith('.front'))\n"
+        "print(json.dumps({'doors': doors, 'loaded': loaded, 'fronts': fronts}))"
     )
     out = _run(code)
     assert out == {
         "doors": dict.fromkeys(["validate", "assign", "score", "simulate"], True),
         "loaded": [],
+        "fronts": [],
     }
 
 
 def test_the_request_and_result_types_come_from_their_fronts() -> None:
     code = (
-        "import json, placement\n"
+        "import json, placement.api as api\n"
         "kinds = ['Validate', 'Assign', 'Score', 'Simulate']\n"
         "names = [k + s for k in kinds for s in ('Request', 'Result')]\n"
-        "print(json.dumps({n: getattr(placement, n).__module__ for n in names}))"
+        "print(json.dumps({n: getattr(api, n).__module__ for n in names}))"
     )
     assert _run(code) == {
         "ValidateRequest": "placement.rules.front",
@@ -67,13 +61,9 @@ def test_the_request_and_result_types_come_from_their_fronts() -> None:
     }
 
 
-def test_score_and_simulate_stay_packages_whatever_is_imported_first() -> None:
-    """`placement.score` is the package of that name and its front door at once: importing
-    a module of it, before or after, leaves it callable."""
+def test_every_name_the_module_lists_is_there() -> None:
     code = (
-        "import json, placement.score.report, placement.simulate.failure\n"
-        "import placement\n"
-        "print(json.dumps([callable(placement.score), callable(placement.simulate),\n"
-        "    placement.score.report.__name__, placement.simulate.failure.__name__]))"
+        "import json, placement.api as api\n"
+        "print(json.dumps(sorted(n for n in api.__all__ if getattr(api, n, None) is None)))"
     )
-    assert _run(code) == [True, True, "placement.score.report", "placement.simulate.failure"]
+    assert _run(code) == []

@@ -1,5 +1,5 @@
-"""`placement.score` (and `placement.simulate` on a snapshot) from Python, on Spark: the
-same report as the command writes for the same flags."""
+"""`placement.api.score` (and `simulate` on a snapshot) from Python, on Spark: the same
+report as the command writes for the same flags."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import Result
 
-import placement
+from placement import api
 from placement.diagnostics.jsonout import report_json
 
 pytestmark = pytest.mark.spark
@@ -30,14 +30,12 @@ def test_score_and_simulate_on_a_snapshot_are_the_commands(
     r = cli(["score", "--snapshot", snap, "--plan", plan, "--master", "local[1]", "--out", out])
     assert r.exit_code == 0, r.output
     stages: list[str] = []
-    request = placement.ScoreRequest(snap, [plan], master="local[1]", progress=stages.append)
-    result = placement.score(request)
+    request = api.ScoreRequest(snap, [plan], master="local[1]", progress=stages.append)
+    result = api.score(request)
     assert result.report_json == out.read_text()
     assert stages, "each stage is named as it starts"
 
     args = ["simulate", "--snapshot", snap, "--fail-rack", "us-west", "--plan", plan]
     r = cli([*args, "--master", "local[1]", "--format", "json", "--exit-zero"])
-    request = placement.SimulateRequest(
-        fail_rack="us-west", snapshot=snap, plan=plan, master="local[1]"
-    )
-    assert report_json(placement.simulate(request).report) == r.stdout
+    request = api.SimulateRequest(fail_rack="us-west", snapshot=snap, plan=plan, master="local[1]")
+    assert report_json(api.simulate(request).report) == r.stdout

@@ -1,4 +1,4 @@
-"""`placement.simulate` from Python, in process: the same report and unclean partitions as
+"""`placement.api.simulate` from Python, in process: the same report and unclean partitions as
 `mrc-plan simulate --current` writes for the same flags."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import Result
 
-import placement
+from placement import api
 from placement.diagnostics.jsonout import report_json
 from placement.errors import UsageError
 
@@ -26,14 +26,14 @@ def test_the_report_and_the_unclean_file_are_the_commands(cli: Cli, tmp_path: Pa
     args = ["--current", DESCRIBE, "--inventory", INVENTORY, "--fail-rack", "us-west"]
     args += ["--replica-status", STATUS, "--min-insync-replicas", "2"]
     r = cli(["simulate", *args, "--format", "json", "--unclean-out", unclean])
-    request = placement.SimulateRequest(
+    request = api.SimulateRequest(
         fail_rack="us-west",
         current=DESCRIBE,
         inventory=INVENTORY,
         replica_status=STATUS,
         min_insync_replicas=2,
     )
-    result = placement.simulate(request)
+    result = api.simulate(request)
     assert r.exit_code == (1 if result.failed else 0)
     assert report_json(result.report) == r.stdout
     mine = tmp_path / "mine.json"
@@ -43,27 +43,27 @@ def test_the_report_and_the_unclean_file_are_the_commands(cli: Cli, tmp_path: Pa
 
 
 def test_brokers_after_a_plan_as_the_command(cli: Cli, tmp_path: Path) -> None:
-    """A plan from `placement.assign`, then brokers down after it: the report the command
+    """A plan from `placement.api.assign`, then brokers down after it: the report the command
     prints for the plan the command wrote."""
     plan = tmp_path / "drain.json"
     flags = ["--inventory", INVENTORY, "--topics", EXAMPLES / "topics-describe.json"]
     r = cli(["assign", *flags, "--current", DESCRIBE, "--drain", "4", "--out", plan])
     assert r.exit_code == 0, r.output
-    drained = placement.assign(
-        placement.AssignRequest(
+    drained = api.assign(
+        api.AssignRequest(
             INVENTORY, EXAMPLES / "topics-describe.json", current=DESCRIBE, drain=(4,)
         )
     )
     assert drained.plan_text == plan.read_text()
     args = ["--current", DESCRIBE, "--inventory", INVENTORY, "--fail-brokers", "5,6"]
     r = cli(["simulate", *args, "--plan", plan, "--format", "json", "--exit-zero"])
-    request = placement.SimulateRequest(
+    request = api.SimulateRequest(
         fail_brokers=[5, 6], current=DESCRIBE, inventory=INVENTORY, plan=plan
     )
-    assert report_json(placement.simulate(request).report) == r.stdout
+    assert report_json(api.simulate(request).report) == r.stdout
 
 
 def test_a_current_without_an_inventory_is_refused_before_any_work() -> None:
-    request = placement.SimulateRequest(fail_rack="us-west", current=DESCRIBE)
+    request = api.SimulateRequest(fail_rack="us-west", current=DESCRIBE)
     with pytest.raises(UsageError, match="--current needs --inventory"):
-        placement.simulate(request)
+        api.simulate(request)

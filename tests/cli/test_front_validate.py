@@ -1,4 +1,4 @@
-"""`placement.validate` from Python: the same report as `mrc-plan validate` writes for the
+"""`placement.api.validate` from Python: the same report as `mrc-plan validate` writes for the
 same flags."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from pathlib import Path
 from typer.testing import Result
 
 import placement
+from placement import api
 from placement.diagnostics.reporters import REPORTERS
 
 Cli = Callable[..., Result]
@@ -23,8 +24,8 @@ def test_the_report_is_the_one_the_command_writes(cli: Cli, tmp_path: Path) -> N
     flags = ["--inventory", INVENTORY, "--min-insync-replicas", "2", "--ibp", "3.2"]
     r = cli(["validate", *paths, *flags, "--format", "json", "--output", out])
     assert r.exit_code == 1, r.output
-    result = placement.validate(
-        placement.ValidateRequest(paths, INVENTORY, 2, "3.2", tool_version=placement.__version__)
+    result = api.validate(
+        api.ValidateRequest(paths, INVENTORY, 2, "3.2", tool_version=placement.__version__)
     )
     assert result.failed
     assert REPORTERS["json"](result.report) == out.read_text()
@@ -39,7 +40,7 @@ def test_strict_and_the_notes_are_the_commands(cli: Cli, tmp_path: Path) -> None
     describe.write_text((EXAMPLES / "describe-drifted.txt").read_text())
     paths = [describe, EXAMPLES / "placement"]
     r = cli(["validate", *paths, "--strict", "--format", "text"])
-    result = placement.validate(placement.ValidateRequest(paths, strict=True))
+    result = api.validate(api.ValidateRequest(paths, strict=True))
     assert result.notes, "describe output without racks: a note says what was not checked"
     assert r.exit_code == (1 if result.failed else 0)
     notes = [line for line in r.stderr.splitlines() if line.startswith("note: ")]

@@ -1,4 +1,4 @@
-"""`placement.assign` from Python: every file `mrc-plan assign` writes for the same flags
+"""`placement.api.assign` from Python: every file `mrc-plan assign` writes for the same flags
 (the plan, its rollback and election files, the summary, the batches of --out-dir, the
 --policy-dir files) is the result's, byte for byte."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from typer.testing import Result
 
-import placement
+from placement import api
 from placement.plan.front import Batching
 
 Cli = Callable[..., Result]
@@ -39,8 +39,8 @@ def test_a_drain_writes_what_the_result_holds(cli: Cli, tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     from placement.solver.engine import Options
 
-    result = placement.assign(
-        placement.AssignRequest(
+    result = api.assign(
+        api.AssignRequest(
             INVENTORY,
             TOPICS,
             current=DESCRIBE,
@@ -67,8 +67,8 @@ def test_the_batches_are_the_results(cli: Cli, tmp_path: Path) -> None:
     r = cli(args)
     assert r.exit_code == 0, r.output
     batching = Batching(batches, moves_per_broker=1, bytes=10**9, throttle=50 * 10**6)
-    result = placement.assign(
-        placement.AssignRequest(
+    result = api.assign(
+        api.AssignRequest(
             INVENTORY, TOPICS, current=DESCRIBE, sizes=SIZES, drain=(4, 8), batching=batching
         )
     )
@@ -82,7 +82,7 @@ def test_the_policy_files_are_the_results(cli: Cli, tmp_path: Path) -> None:
     args = ["assign", "--inventory", INVENTORY, "--current", DESCRIBE, "--topics", changes]
     r = cli([*args, "--out", plan, "--policy-dir", policies])
     assert r.exit_code == 0, r.output
-    result = placement.assign(placement.AssignRequest(INVENTORY, changes, current=DESCRIBE))
+    result = api.assign(api.AssignRequest(INVENTORY, changes, current=DESCRIBE))
     files = result.policy_files()
     assert files, "topics-changes.json changes policies"
     assert {n: t.encode() for n, t in files.items()} == _files(policies)
