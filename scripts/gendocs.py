@@ -267,11 +267,18 @@ def _goal_table() -> str:
     return markdown_table()
 
 
+def _format_table() -> str:
+    from placement.io.formats import markdown_table
+
+    return markdown_table("")
+
+
 # (page, name, render): the text between <!-- name --> and <!-- /name --> on the page
 FRAGMENTS: list[tuple[str, str, Callable[[], str]]] = [
     ("README.md", "goals", _goal_list),
     ("docs/assign.md", "goals", _goal_list),
     ("docs/definitions.md", "goal-table", _goal_table),
+    ("docs/formats.md", "formats", _format_table),
 ]
 
 
