@@ -18,8 +18,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from placement.errors import InputError
-from placement.io import snapshot
-from placement.io.snapshot import CHECK_CACHE_ENV, PartitionFacts, verify_partitions
+from placement.io import checkcache, snapshot
+from placement.io.checkcache import CHECK_CACHE_ENV
+from placement.io.snapshot import PartitionFacts, verify_partitions
 
 DAY = 24 * 3600.0
 FACTS = PartitionFacts(unsized=0, longest=5)  # those of `written`
@@ -161,7 +162,7 @@ def test_the_cache_can_be_turned_off(
         raise AssertionError("the cache was used")
 
     for name in ("open_private", "private_dir", "cache_dir"):
-        monkeypatch.setattr(snapshot, name, no_cache)
+        monkeypatch.setattr(checkcache, name, no_cache)
     rows_read.clear()
     verify_partitions(snap)
     assert sum(rows_read) == 77  # checked in full, with the entry there

@@ -28,14 +28,9 @@ import pyarrow.parquet as pq
 
 from placement.errors import InputError
 from placement.io import checkcache
-from placement.io.checkcache import CHECK_CACHE_ENV as CHECK_CACHE_ENV  # re-exported
-from placement.io.checkcache import CHECKS_VERSION as CHECKS_VERSION  # re-exported
 from placement.io.checkcache import PartitionFacts
 
 # re-exported: tests/test_checked_cache.py replaces them here to see the cache unused
-from placement.io.private import cache_dir as cache_dir
-from placement.io.private import open_private as open_private
-from placement.io.private import private_dir as private_dir
 from placement.io.snapshot_rows import check_rows as check_rows  # (staging calls it by this name)
 from placement.io.snapshot_rows import list_arrays as list_arrays
 from placement.io.snapshot_schema import BROKERS as BROKERS
