@@ -9,7 +9,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-# the record validate reads without pydantic, and what both forms compute, live in shapes
+# the plain record validate reads instead, and what both forms compute: shapes (its
+# docstring says why there are two forms)
 from placement.model.shapes import blank_is_none, brokers_per_rack_of, rack_members_of
 
 NodeId = Annotated[int, Field(ge=0, le=2**31 - 1)]

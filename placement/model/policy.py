@@ -9,7 +9,8 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-# the record validate reads without pydantic, and what both forms compute, live in shapes
+# the plain record validate reads instead, and what both forms compute: shapes (its
+# docstring says why there are two forms)
 from placement.model.shapes import (
     INT32_MAX,
     PolicyFacts,
