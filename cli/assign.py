@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,6 +57,8 @@ from .cluster_options import (
     naming,
 )
 from .errors import handle_errors
+from .outputs import page_possible, report
+from .plan import show_summary
 
 if TYPE_CHECKING:
     from placement.io.outputs import Outcome, Output, Outputs
@@ -107,8 +110,6 @@ def assign(
     --rebalance also evens out every rack. The plan is checked by an independent checker
     before anything is written.
     """
-    from .outputs import page_possible
-
     page_possible(html)
     live = Live(bootstrap_server, command_config, timeout, skip_unauthorized)
     live.check(("--current", current))
@@ -190,23 +191,17 @@ def _finish(
 ) -> None:
     """After the files: the plan on stdout when no file holds it (never when its
     rollback could not be written), the summary, what was written, the batches."""
-    from .outputs import report
-
     if result.plan_text is not None and out == (None, None):
         sys.stdout.write(result.plan_text)  # with --out-dir, the batches are the output
     _show(result, format, policy_dir)
     report(*written)
     if result.batches is not None and out[1] is not None:
-        from .plan import show_summary
-
         show_summary(result.batches, out[1], stderr=True)
 
 
 def _run(request: AssignRequest, given: Path | Live | None) -> AssignResult:
     """The library's `assign` over --current, or over the live cluster read once (then
     taken as its snapshot; a failure reading it names the cluster)."""
-    from dataclasses import replace
-
     from placement.plan.front import run
 
     if not isinstance(given, Live):
@@ -310,6 +305,6 @@ def _write_files(result: AssignResult, named: dict[str, Output], source: str) ->
 
 
 def _page(summary: AssignSummary, source: str) -> str:
-    from placement.html.assign import render_assign  # matplotlib: only for --report
+    from placement.html.assign import render_assign
 
     return render_assign(summary, source=source)

@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from placement.errors import UsageError
+
 from .assign_options import SummaryFormat, parse_size
 from .cluster_options import Live
 
@@ -24,8 +26,6 @@ def report_outside(page: Path | None, out_dir: Path | None) -> None:
     except (OSError, RuntimeError):  # a loop of links, a name too long: Outputs names it
         return
     if inside:
-        from placement.errors import UsageError
-
         raise UsageError(
             f"--report {page} is inside --out-dir {out_dir}: that directory is replaced as "
             "a whole and holds only the plan's files, so the page must lie outside it",
@@ -41,7 +41,6 @@ def summary_flags(
     out_dir: Path | None,
 ) -> None:
     """--policy-dir needs the cluster's policies; --format json needs stdout free."""
-    from placement.errors import UsageError
     from placement.plan.inputs import current_kind
 
     if policy_dir is not None and (
@@ -61,8 +60,6 @@ def summary_flags(
 
 def sizes_flag(sizes: Path | None, current: Path | Live | None) -> None:
     if sizes is not None and current is None:
-        from placement.errors import UsageError
-
         raise UsageError(
             "--sizes gives the sizes of the current partitions: use it with --current "
             "or --bootstrap-server",
@@ -97,8 +94,6 @@ def _batch_flags(
     """The batching options go together; the throttle in bytes/s and the byte cap, if
     given. ``current``: the --current and --sizes paths. A byte cap without --sizes needs
     a snapshot (the split refuses one without sizes), before any planning."""
-    from placement.errors import UsageError
-
     caps = (batch_size, max_moves_per_broker, batch_bytes)
     if any(c is not None for c in caps) != (out_dir is not None):
         raise UsageError(
@@ -131,7 +126,6 @@ def pattern(raw: str | None) -> re.Pattern[str] | None:
     """--only-topics as a compiled regular expression (a bad one is a usage error)."""
     if raw is None:
         return None
-    from placement.errors import UsageError
 
     try:
         return re.compile(raw)

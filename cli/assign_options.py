@@ -1,11 +1,14 @@
 """The options of `mrc-plan assign`, one alias each (the command's signature stays
 readable), and the parsers of the values they take (byte sizes, broker ids)."""
 
+import re
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from placement.errors import UsageError
 
 RootOption = Annotated[
     Path | None,
@@ -47,10 +50,7 @@ def parse_size(raw: str, flag: str, examples: tuple[str, ...], *, rate: bool = F
     whole or decimal number), or bytes per second with ``rate`` (``/s`` may follow): 1 to
     2^63-1, computed exactly (a 400-digit figure is refused, not a float overflow). An
     error quotes at most 40 characters of ``raw``."""
-    import re
     from fractions import Fraction
-
-    from placement.errors import UsageError
 
     what = "bytes per second" if rate else "bytes"
     hint = "e.g. " + ", ".join(f"{flag} {e}" for e in examples[:-1]) + f" or {flag} {examples[-1]}"

@@ -3,8 +3,12 @@ bound, balance before and after, and the policy changes to make first."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .degraded import print_degraded
+from .render import cell
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -17,8 +21,6 @@ def summarize(outcome: AssignOutcome, policy_dir: Path | None = None) -> None:
     """The summary on stderr: what changes, how close to the bound, balance before/after,
     and the policy changes to make first."""
     from rich.console import Console
-
-    from .degraded import print_degraded
 
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     _notes(console, outcome)
@@ -69,8 +71,6 @@ TOPICS_SHOWN = 10  # topics of the per-topic breakdown in the text summary
 
 def _topic_lines(console: Console, outcome: AssignOutcome) -> None:
     """The per-topic breakdown (largest first) and the topics left alone."""
-    from .render import cell
-
     rows = outcome.topics
     if rows:
         console.print(f"per topic ({len(rows)} changed, largest first):")
@@ -109,8 +109,6 @@ def _topic_lines(console: Console, outcome: AssignOutcome) -> None:
 
 def _notes(console: Console, outcome: AssignOutcome) -> None:
     """Topics left alone or missing, brokers the inventory does not place."""
-    from .render import cell  # topic names: escaped, no markup
-
     rules = outcome.rules
     if rules:
         console.print(
@@ -148,11 +146,7 @@ POLICY_FIRST = (
 
 def _policy_lines(console: Console, outcome: AssignOutcome, policy_dir: Path | None) -> None:
     """The topics whose policy the cluster must get first, and how."""
-    import shlex
-
     from placement.plan.policies import SCRIPT
-
-    from .render import cell
 
     changes = outcome.policy_changes
     if not changes:
@@ -170,8 +164,6 @@ def _policy_lines(console: Console, outcome: AssignOutcome, policy_dir: Path | N
 def _balance_table(outcome: AssignOutcome) -> Table:
     """Replicas and preferred leaders per broker of each rack, before and after."""
     from rich.table import Table
-
-    from .render import cell  # rack names: escaped, no markup
 
     table = Table(box=None, pad_edge=False, show_edge=False)
     for col in ("rack", "replicas/broker before", "after", "leaders/broker before", "after"):
@@ -191,8 +183,6 @@ def _balance_table(outcome: AssignOutcome) -> Table:
 
 def _goal_lines(console: Console, outcome: AssignOutcome) -> None:
     """Every goal before -> after with its bound; leadership changes; CP-SAT's racks."""
-    from .render import cell
-
     for g in outcome.goals:
         console.print(
             cell(

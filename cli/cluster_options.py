@@ -9,11 +9,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from placement.errors import MrcPlanError, UsageError, require
 
 if TYPE_CHECKING:
     from placement.io.snapshot import Snapshot
@@ -79,8 +81,6 @@ class Live:
     def check(self, *instead: tuple[str, object]) -> None:
         """Usage errors before any work: a companion without --bootstrap-server, or
         --bootstrap-server with a flag it stands in for (``instead``: flag, value)."""
-        from placement.errors import UsageError
-
         if self.bootstrap is None:
             given = [
                 flag
@@ -108,10 +108,6 @@ class Live:
         """The cluster's snapshot (the brokers without a rack take it from ``inventory``),
         checked as a snapshot directory's tables are when read; its notes on stderr.
         Named ``cluster HOST:PORT`` (its ``source``): findings and messages say that."""
-        from dataclasses import replace
-
-        from placement.errors import require
-
         require("kafka", f"`mrc-plan {command} --bootstrap-server`")
         from placement.io.cluster import ClusterConfig, read_cluster, snapshot_from_cluster
         from placement.io.cluster_config import ClientSettings, load_command_config
@@ -155,8 +151,6 @@ def naming(snap: Snapshot, *paths: Path) -> Iterator[None]:
     """A failure while taking the snapshot of a live cluster names the cluster: where it
     names ``paths`` (a directory the snapshot went through), and in the command its hint
     gives to see every finding (`validate --bootstrap-server`, not a directory)."""
-    from placement.errors import MrcPlanError
-
     address = snap.source.removeprefix("cluster ")
     try:
         yield

@@ -12,6 +12,7 @@ from typing import ParamSpec, TypeVar
 
 import typer
 
+from placement.diagnostics.escape import escape
 from placement.errors import (
     InputError,
     MrcPlanError,
@@ -20,6 +21,8 @@ from placement.errors import (
     debug,
     missing_extra,
 )
+
+from .outputs import notes_mark, print_unread_notes
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -64,8 +67,6 @@ def report_failure(exc: MrcPlanError) -> None:
     """One line each for the message and the hint: they quote file names and input text, so
     control characters (a newline that would start a `::error::` line in a CI log, an ESC)
     and undecodable bytes are shown as visible escapes."""
-    from placement.diagnostics.escape import escape
-
     sys.stderr.write(f"error: {escape(exc.message)}\n")
     if exc.hint:
         sys.stderr.write(f"hint: {escape(exc.hint)}\n")
@@ -139,8 +140,6 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        from .outputs import notes_mark, print_unread_notes
-
         mark = notes_mark()
         try:
             try:
@@ -214,8 +213,6 @@ def _bug(exc: Exception) -> int:
     if debug():
         traceback.print_exc()
     else:
-        from placement.diagnostics.escape import escape  # on one line, like the rest
-
         sys.stderr.write(f"{BUG_MESSAGE}\n({type(exc).__name__}: {escape(str(exc))})\n")
     return EXIT_BUG
 

@@ -14,9 +14,10 @@ try:  # Ctrl-C while these load (most of the first 0.1 s): no traceback either
     import typer
     import typer.core
 
-    from placement.diagnostics.reporters import REPORTERS
-    from placement.errors import MrcPlanError
-    from placement.schemas import SCHEMAS
+    from placement.diagnostics.escape import escape
+    from placement.diagnostics.reporters import REPORTERS, Reporter
+    from placement.errors import MrcPlanError, UsageError
+    from placement.schemas import SCHEMAS, render_schema, schema_filename
 
     from .cluster_options import (
         BootstrapOpt,
@@ -28,6 +29,7 @@ try:  # Ctrl-C while these load (most of the first 0.1 s): no traceback either
     from .errors import (
         EXIT_FINDINGS,
         EXIT_OK,
+        EXIT_USAGE,
         exit_code_for,
         handle_errors,
         install_signal_handlers,
@@ -38,6 +40,7 @@ try:  # Ctrl-C while these load (most of the first 0.1 s): no traceback either
         signal_of,
         suggest_option,
     )
+    from .outputs import report as report_outputs
 except KeyboardInterrupt:
     sys.stderr.write("interrupted\n")
     raise SystemExit(130) from None
@@ -185,7 +188,6 @@ def validate(
 
     Exits 1 when any file has an error (or a warning with --strict), 0 otherwise.
     """
-    from placement.diagnostics.escape import escape
     from placement.rules.front import ValidateRequest
     from placement.rules.front import run as run_validate
 
@@ -193,8 +195,6 @@ def validate(
     live = Live(bootstrap_server, command_config, timeout, skip_unauthorized)
     live.check()
     if not paths and live.bootstrap is None:
-        from placement.errors import UsageError
-
         raise UsageError(
             "nothing to check: give PATHS, --bootstrap-server HOST:PORT, or both",
             "e.g. mrc-plan validate policies/ or mrc-plan validate --bootstrap-server "
@@ -227,8 +227,6 @@ def validate(
     for note in result.notes:  # on stderr: not findings, so no report format carries them
         sys.stderr.write(f"note: {escape(note)}\n")
     if outputs is not None and output_file is not None:
-        from .outputs import report as report_outputs
-
         with outputs:
             output_file.write(rendered)
             report_outputs(outputs, outputs.commit())
@@ -249,8 +247,6 @@ def _tool_version(fmt: Format) -> str:
 
 def _render_report(report: "ValidationReport", fmt: Format, *, color: bool) -> str:
     """The report in ``fmt`` (not auto): a reporter of the library, or text from here."""
-    from placement.diagnostics.reporters import Reporter
-
     from .render import render_text
 
     def text(r: "ValidationReport") -> str:
@@ -291,7 +287,6 @@ def rules(
     from rich.console import Console
     from rich.table import Table
 
-    from placement.errors import UsageError
     from placement.rules.registry import ALL_RULES, RULES, lookup
     from placement.rules.suggest import did_you_mean
 
@@ -330,11 +325,7 @@ def schema(
     ] = None,
 ) -> None:
     """Print the JSON Schema of a placement policy, an inventory or the validate report."""
-    from placement.errors import UsageError
     from placement.io.outputs import Outputs
-    from placement.schemas import render_schema, schema_filename
-
-    from .outputs import report
 
     if write is not None:  # every file or none: an existing directory, files replaced
         outputs = Outputs.of()
@@ -342,7 +333,7 @@ def schema(
         with outputs:
             for n, out in files.items():
                 out.write(render_schema(n))
-            report(outputs, outputs.commit())
+            report_outputs(outputs, outputs.commit())
         return
     if name is None:
         *others, last = SCHEMAS
@@ -360,8 +351,6 @@ class _GuardedStdout(io.TextIOBase):
         self._stream = stream
 
     def _failed(self, exc: OSError | None) -> Exception:
-        from placement.errors import UsageError
-
         if exc is None:
             return UsageError("standard output is closed: nothing can be printed")
         return UsageError(f"standard output: cannot write ({exc.strerror or exc})")
@@ -429,8 +418,6 @@ def _guard_std_streams() -> None:
 def _flush_stdout() -> int | None:
     """Flush what is still buffered; on failure report it and return exit 2. Either way
     fd 1 is then /dev/null, so that Python's own flush at exit has nothing left to fail."""
-    from .errors import EXIT_USAGE
-
     try:
         sys.stdout.flush()
         return None

@@ -6,6 +6,9 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from placement.diagnostics.escape import escape
+from placement.errors import require
+
 if TYPE_CHECKING:
     from placement.io.outputs import Outcome, Outputs
 
@@ -13,8 +16,6 @@ if TYPE_CHECKING:
 def report(outputs: Outputs, outcomes: Iterable[Outcome], *, skip: Iterable[str] = ()) -> None:
     """One line per output (``skip``: flags whose "wrote" line the command prints itself),
     after the leftovers of interrupted runs that were cleaned up."""
-    from placement.diagnostics.escape import escape  # the paths: escaped
-
     skipped = set(skip)
     print_notes(outputs.notes)
     for o in outcomes:
@@ -24,8 +25,6 @@ def report(outputs: Outputs, outcomes: Iterable[Outcome], *, skip: Iterable[str]
 
 def print_notes(notes: Iterable[str]) -> None:
     """``note: ...`` lines on stderr; the notes name paths only, shown escaped."""
-    from placement.diagnostics.escape import escape
-
     for note in notes:
         sys.stderr.write(f"note: {escape(note)}\n")
 
@@ -50,6 +49,4 @@ def page_possible(page: object) -> None:
     """Before any work: an HTML page (``page``, the --report path, or None) needs the
     `report` extra; without it the command stops at once, naming it, not after the work."""
     if page is not None:
-        from placement.errors import require
-
         require("report", "--report (the page's charts)")

@@ -1,6 +1,7 @@
 """`mrc-plan plan show`: what a batched plan (or one reassignment file) will do."""
 
 import sys
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -9,7 +10,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from placement.errors import InputError
+
 from .errors import handle_errors
+from .outputs import page_possible
+from .outputs import report as report_outputs
 
 if TYPE_CHECKING:
     from placement.model.assignment import PartitionAssignment
@@ -146,9 +151,6 @@ def show(
     that send and receive, and the ETA under the throttle."""
     from placement.io.outputs import Outputs
 
-    from .outputs import page_possible
-    from .outputs import report as report_outputs
-
     outputs = Outputs.of([("PATH", path)])
     page_possible(report)
     page = outputs.add("--report", report) if report is not None else None
@@ -184,7 +186,6 @@ class _Shown:
 
 
 def _read(path: Path) -> _Shown:
-    from placement.errors import InputError
     from placement.io.summary import batches_view, read_summary
 
     try:
@@ -219,8 +220,6 @@ def _read_file(path: Path) -> _Shown:
 
 
 def _show_entries(path: Path, entries: list["PartitionAssignment"]) -> None:
-    from collections import Counter
-
     from rich.console import Console
 
     from .render import cell

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from placement.diagnostics.escape import escape as escape_controls
+from placement.diagnostics.quoting import may_excerpt
+from placement.diagnostics.rollup import roll_up
 
 if TYPE_CHECKING:  # every command imports the helpers below: no pydantic, no rich at import
     from rich.text import Text
@@ -66,8 +68,6 @@ def _lines(path: str) -> list[str]:
 
 
 def _excerpt(d: Diagnostic) -> list[str]:
-    from placement.diagnostics.quoting import may_excerpt
-
     if not may_excerpt(d):  # not the format validate expected: no line of it is shown
         return []
     lines = _lines(d.file)
@@ -90,8 +90,6 @@ def _excerpt(d: Diagnostic) -> list[str]:
 def _markup(report: ValidationReport, markup_escape: Callable[[str], str]) -> Iterator[str]:
     """The report as lines of rich markup, one `console.print` each; ``markup_escape`` is
     rich's escape, or `_escape_markup` (the same) where rich is not loaded."""
-
-    from placement.diagnostics.rollup import roll_up
 
     def escape(value: object) -> str:
         return markup_escape(safe(value))

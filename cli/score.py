@@ -8,7 +8,11 @@ from typing import Annotated
 
 import typer
 
+from placement.diagnostics.escape import escape
+
 from .errors import handle_errors
+from .outputs import page_possible
+from .outputs import report as report_outputs
 from .score_text import bar as bar
 from .score_text import load_bars as load_bars
 from .score_text import render
@@ -104,8 +108,6 @@ def score(
     from placement.io.outputs import Outputs
     from placement.score.front import ScoreRequest, check, run
 
-    from .outputs import page_possible
-    from .outputs import report as report_outputs
     from .render import cell
 
     min_isr = resolve_min_isr(min_insync_replicas, default_min_isr)
@@ -200,7 +202,6 @@ def cluster_stop(
     ] = None,
 ) -> None:
     """Stop the worker and the master started by `start` (and no other process)."""
-    from placement.diagnostics.escape import escape
     from placement.score.localcluster import stop
 
     for note in stop(_state_dir(state_dir)):

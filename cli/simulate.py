@@ -9,10 +9,13 @@ cli/simulate_text.py.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+
+from placement.errors import UsageError
 
 from .assign_options import RootOption
 from .cluster_options import (
@@ -24,6 +27,7 @@ from .cluster_options import (
     naming,
 )
 from .errors import EXIT_FINDINGS, EXIT_OK, handle_errors
+from .outputs import page_possible
 from .simulate_options import (
     AssumeInSyncOpt,
     CurrentOpt,
@@ -115,8 +119,6 @@ def simulate(
 
     from placement.simulate.front import SimulateRequest, check
 
-    from .outputs import page_possible
-
     min_isr = resolve_min_isr(min_insync_replicas, default_min_isr)
     live = Live(bootstrap_server, command_config, timeout, skip_unauthorized)
     live.check(("--current", current), ("--snapshot", snapshot))
@@ -163,7 +165,6 @@ def _failure_flags(
 ) -> list[int] | None:
     """One cluster and one failure; --root only with --topics. The ids of --fail-brokers.
     ``current``: --current, or the live cluster to read in its place."""
-    from placement.errors import UsageError
     from placement.simulate.failure import parse_ids
 
     ids = parse_ids(fail_brokers) if fail_brokers is not None else None
@@ -182,8 +183,6 @@ def _failure_flags(
 def _on_spark(request: SimulateRequest, outputs: Outputs, files: Files, err: Console) -> Run:
     """--snapshot: the failure on the Spark stage, its stage shown while it runs; the
     unclean partitions streamed to the file as they come back."""
-    from dataclasses import replace
-
     from placement.score.front import simulate
 
     unclean, page = files
@@ -225,7 +224,6 @@ def _live(live: Live, request: SimulateRequest) -> SimulateResult:
     names the cluster instead. The racks are --inventory's when given (as with
     --current), else the snapshot's brokers table's (the cluster's, which needs none)."""
     import tempfile
-    from dataclasses import replace
 
     from placement.io.snapshot import write_snapshot_files
     from placement.plan.inputs import recorded_brokers

@@ -10,6 +10,8 @@ from typing import Annotated
 
 import typer
 
+from placement.errors import UsageError
+
 
 class SimFormat(StrEnum):
     TEXT = "text"
@@ -86,8 +88,6 @@ def resolve_min_isr(value: int | None, alias: int | None) -> int:
     if alias is None:
         return KAFKA_MIN_ISR if value is None else value
     if value is not None and value != alias:
-        from placement.errors import UsageError
-
         raise UsageError(
             f"--min-insync-replicas {value} and --default-min-isr {alias} disagree",
             "--default-min-isr is the old name of --min-insync-replicas: give one of them",

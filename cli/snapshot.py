@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from placement.errors import UsageError, require
+
 from .errors import handle_errors
 from .outputs import report
 
@@ -56,7 +58,6 @@ def synth(
     ] = 0,
 ) -> None:
     """Generate a realistic synthetic cluster snapshot."""
-    from placement.errors import UsageError
     from placement.io.limits import POLICY_BYTES
     from placement.io.outputs import Outputs
     from placement.io.snapshot import add_snapshot_output, write_snapshot_files
@@ -188,8 +189,6 @@ def from_cluster(
 ) -> None:
     """Build a snapshot by reading a live cluster (read-only: describe and metadata
     requests only), as from-describe would from its describe output."""
-    from placement.errors import require
-
     require("kafka", "`mrc-plan snapshot from-cluster`")  # the client and the snapshot's
     from placement.io.cluster import (
         ClusterConfig,
@@ -382,7 +381,6 @@ def export(
     topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeatable).")] = None,
 ) -> None:
     """Write a snapshot's current assignment as reassignment JSON (e.g. to keep for rollback)."""
-    from placement.errors import UsageError
     from placement.io.outputs import Outputs
     from placement.io.reassignment import render_reassignment
     from placement.io.snapshot import read_snapshot, snapshot_assignments

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def report_json(doc: BaseModel | dict[str, Any] | list[Any]) -> str:
     """``doc`` (a pydantic model or a tree of dicts, lists and scalars) as report text."""
-    from pydantic import BaseModel  # here: importing this module must stay cheap
+    from pydantic import BaseModel
     from pydantic_core import PydanticSerializationError
 
     if isinstance(doc, BaseModel):

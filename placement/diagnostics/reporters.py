@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import PurePath
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from placement.diagnostics.escape import escape
 
@@ -79,8 +80,6 @@ def render_github(report: ValidationReport) -> str:
 
 def _uri(path: str) -> str:
     """A relative (or absolute-path) URI reference: the path's bytes, percent-encoded."""
-    from urllib.parse import quote
-
     raw = PurePath(path).as_posix().encode("utf-8", "surrogateescape")
     return quote(raw, safe="/")
 

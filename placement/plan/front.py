@@ -17,9 +17,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from placement.diagnostics.jsonout import report_json
 from placement.io.current import CurrentState
 from placement.model.assignment import Key, PartitionAssignment
 from placement.plan.assign import AssignOutcome
+from placement.rules.base import CheckContext
 from placement.solver.engine import Options
 
 if TYPE_CHECKING:  # pyarrow loads only when a snapshot is read
@@ -118,8 +120,6 @@ class AssignResult:
         return self.outcome.summary(view)
 
     def summary_json(self) -> str:
-        from placement.diagnostics.jsonout import report_json
-
         return report_json(self.summary)
 
 
@@ -139,7 +139,6 @@ def run(request: AssignRequest) -> AssignResult:
     asked. Failures raise (`placement.errors`); the plan is checked before it returns."""
     from placement.plan.assign import Ask, assign
     from placement.plan.inputs import DefaultPolicies, read_default_policy, read_inputs
-    from placement.rules.base import CheckContext
 
     notes = _Notes(request.notify)
     inputs = read_inputs(request.inventory, request.topics, request.current, request.root)

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from placement.io.jsonsrc import EncodingError, decode_utf8
-from placement.io.textfile import shown
+from placement.io.limits import PROPERTIES_BYTES
+from placement.io.textfile import read_text, shown
 from placement.model.diagnostic import Diagnostic
 from placement.rules.properties import BROKER_PLACEMENT_KEYS, FollowerFetchingDisabled
 
@@ -189,9 +190,6 @@ class FollowerFetching:
     def add_inventory(self, inventory: CheckedInventory) -> None:
         """The broker files of a `--inventory` directory of server.properties (they were
         read and checked when the inventory was loaded)."""
-        from placement.io.limits import PROPERTIES_BYTES
-        from placement.io.textfile import read_text
-
         if not Path(inventory.path).is_dir():
             return
         for origin in sorted({o.file for o in inventory.origins.values()}):

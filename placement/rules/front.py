@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from placement.io.inventory import inventory_for_checks
+from placement.model.diagnostic import build_report
+from placement.rules import validate  # validate.validate_paths: tests replace it
+
 if TYPE_CHECKING:  # the models load with the checks, not with `import placement`
     from placement.io.snapshot import Snapshot
     from placement.model.diagnostic import ValidationReport
@@ -49,21 +53,17 @@ class ValidateResult:
 def run(request: ValidateRequest) -> ValidateResult:
     """Read the inventory, parse the IBP, read the live cluster if asked, check every
     file under the paths. Unreadable inputs raise (`placement.errors`)."""
-    from placement.io.inventory import inventory_for_checks
-    from placement.model.diagnostic import build_report
-    from placement.rules.validate import ValidateOptions, parse_ibp, validate_paths
-
     inventory = request.inventory
-    options = ValidateOptions(
+    options = validate.ValidateOptions(
         inventory=inventory_for_checks(inventory) if inventory is not None else None,
         min_insync_replicas=request.min_insync_replicas,
-        ibp=parse_ibp(request.ibp) if request.ibp is not None else None,
+        ibp=validate.parse_ibp(request.ibp) if request.ibp is not None else None,
     )
     notes: list[str] = []
     clusters = []
     if request.cluster is not None:
         racks = options.inventory.inventory if options.inventory is not None else None
         clusters.append(request.cluster(racks))
-    findings = validate_paths(request.paths, options, notes=notes, clusters=clusters)
+    findings = validate.validate_paths(request.paths, options, notes=notes, clusters=clusters)
     report = build_report(findings, strict=request.strict, tool_version=request.tool_version)
     return ValidateResult(report, notes)

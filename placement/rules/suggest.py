@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -10,8 +12,6 @@ from placement.io.jsonsrc import shorten
 
 def closest(word: str, candidates: Iterable[str]) -> str | None:
     """The candidate ``word`` was most likely meant to be, if any is close enough."""
-    import difflib  # here: most runs suggest nothing
-
     options = list(candidates)
     folded = {c.casefold().strip(): c for c in options}
     if word.casefold().strip() in folded:
@@ -27,8 +27,6 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str:
 
 def describe(value: Any) -> str:
     """How a JSON value reads in a message: 'the string "3"', '2.0 (a number with a fraction)'."""
-    import json
-
     if value is None:
         return "null"
     if isinstance(value, bool):

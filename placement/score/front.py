@@ -17,6 +17,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from placement.diagnostics.jsonout import report_json
+from placement.errors import InputError, UsageError
 from placement.simulate.front import SimulateRequest, SimulateResult, run_in_process
 from placement.simulate.front import check as check_simulate
 
@@ -52,8 +54,6 @@ class ScoreResult:
     @cached_property
     def report_json(self) -> str:
         """The JSON report (`score --format json`, `--out`)."""
-        from placement.diagnostics.jsonout import report_json
-
         return report_json(self.report)
 
     @property
@@ -65,7 +65,6 @@ class ScoreResult:
 def planned_topics(topics: Path | None, policy_dir: Path | None) -> Path | None:
     """The topics file holding the policies the plans set: ``topics``, or the topics.json
     of ``policy_dir`` (the one a plan's policy changes are written with)."""
-    from placement.errors import InputError, UsageError
     from placement.plan.policies import SCRIPT, TOPICS_FILE
 
     if policy_dir is None:

@@ -37,7 +37,7 @@ from typing import Any
 
 from placement.model.policy import PlacementPolicy
 
-# pyspark is imported inside the functions: `mrc-plan --help` must not pay for it
+# pyspark is imported inside the functions (tests/test_architecture.py says why)
 DataFrame = Any
 Column = Any
 

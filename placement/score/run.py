@@ -7,6 +7,7 @@ Spark and never collected: only aggregates come back.
 from __future__ import annotations
 
 import contextlib
+import gc
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -51,8 +52,9 @@ from placement.score.report import (
     ranked,
     score,
 )
+from placement.score.starting import Starting
 
-DataFrame = Any  # pyspark is imported lazily: `mrc-plan --help` must not pay for it
+DataFrame = Any  # pyspark is imported inside the functions
 
 PARTITIONS_DDL = (
     "topic string, partition int, replicas array<int>, observers array<int>, "
@@ -383,7 +385,6 @@ def give_back_memory() -> None:
     works (10M partitions and a 500k-entry plan: 1.1 GiB kept, 0.8 GiB after this)."""
     import ctypes
     import ctypes.util
-    import gc
 
     import pyarrow as pa
 
@@ -415,7 +416,6 @@ def staged(
     input that fails ends the JVM this started. ``planned``: per topic, the policy and
     min.insync.replicas (None: the snapshot's) the plans set, for `Stage.planned`."""
     from placement.score.session import resolve_master
-    from placement.score.starting import Starting
 
     root = snapshot_dir(snapshot)
     check_reachable(resolve_master(master))

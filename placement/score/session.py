@@ -30,6 +30,7 @@ import contextlib
 import logging
 import os
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from placement.errors import UsageError, debug
+from placement.io.cache import running
 from placement.io.private import cache_dir as cache_dir
 from placement.io.private import open_private as open_private
 from placement.io.private import private_dir as private_dir
@@ -178,7 +180,6 @@ def _archive_path() -> Path | None:
     lives (its name changes when any of them does); None: no archive (turned off, no
     java found, no private cache directory, or a path the JVM's options cannot carry)."""
     import hashlib
-    import shutil
 
     import pyspark
 
@@ -271,8 +272,6 @@ def _class_archive_options() -> str:
 def _writer_running(part: Path) -> bool:
     """Whether the process named in ``part`` (``NAME.jsa.PID.part``) still runs; a name
     without a pid counts as running (it ages out instead)."""
-    from placement.io.cache import running
-
     pid = part.name.removesuffix(".part").rpartition(".")[2]
     return not pid.isdigit() or running(int(pid))
 

@@ -52,9 +52,11 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from placement.errors import UsageError
+from placement.errors import InputError, UsageError
 from placement.model.assignment import PartitionAssignment
 from placement.model.inventory import Inventory
+from placement.model.kafka import int_problem, parse_ascii_int
+from placement.rules.base import CheckContext
 from placement.rules.topology import majority
 from placement.simulate.judging import SAMPLE as SAMPLE
 from placement.simulate.judging import BatchStep as BatchStep
@@ -88,8 +90,6 @@ if TYPE_CHECKING:
 def parse_ids(text: str, flag: str = "--fail-brokers") -> list[int]:
     """``"4,8, 12"`` -> [4, 8, 12]: broker ids as Kafka has them (ASCII digits, 0..2^31-1),
     at least one; a usage error naming ``flag`` otherwise."""
-    from placement.model.kafka import int_problem, parse_ascii_int
-
     hint = f"write e.g. {flag} 4,8,12"
     tokens = [t for t in text.replace(" ", "").split(",") if t]
     if not tokens:
@@ -274,7 +274,6 @@ def simulate_files(
     ``replica_status`` adds the estimates of the data at risk."""
     from placement.io.current import read_current
     from placement.plan.topics import read_topics
-    from placement.rules.base import CheckContext
     from placement.simulate.batches import walk
 
     inv = inventory.inventory
@@ -327,8 +326,6 @@ def _present(current: str | Path) -> None:
     """A ``current`` that cannot be looked up (absent, a name too long, a file standing
     for a directory) named as what it is: the reader of reassignment JSON it falls to
     would call it the plan. What it holds is its reader's to check."""
-    from placement.errors import InputError
-
     try:
         Path(current).stat()
     except OSError as exc:

@@ -16,6 +16,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from placement.errors import UsageError
+from placement.io.inventory import load_inventory
+from placement.io.replicastatus import read_replica_status
+
 if TYPE_CHECKING:  # the models load with the run, not with `import placement`
     from placement.io.inventory import LoadedInventory
     from placement.io.replicastatus import ReplicaStatusRead
@@ -82,15 +86,9 @@ def check(request: SimulateRequest) -> SimulateRequest:
     """The request with its inventory and replica status read, once the combination of
     inputs is one that can run: a snapshot carries its topics' policies and runs one plan
     file; ``current`` needs the inventory's racks. Failures raise (`placement.errors`)."""
-    from placement.errors import UsageError
-
     if isinstance(request.inventory, Path):
-        from placement.io.inventory import load_inventory
-
         request = replace(request, inventory=load_inventory(request.inventory))
     if isinstance(request.replica_status, Path):
-        from placement.io.replicastatus import read_replica_status
-
         request = replace(request, replica_status=read_replica_status(str(request.replica_status)))
     if request.snapshot is not None:
         from placement.simulate.batches import is_directory

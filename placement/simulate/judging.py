@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from placement.diagnostics.escape import escape
 from placement.errors import UsageError
 from placement.model.assignment import PartitionAssignment
 from placement.model.policy import PlacementPolicy
@@ -221,8 +222,6 @@ class SimulateReport(_Model):
 
     def unknown_rack_note(self) -> str | None:
         """What the report assumed about brokers of unknown rack, for stderr; None: none."""
-        from placement.diagnostics.escape import escape
-
         ids = self.failure.unknown_rack
         if not ids:
             return None
