@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
@@ -65,6 +64,8 @@ def show(
 
     The class-data archives one per line; the check cache's entries counted (there may be
     thousands). Anything else in the directory is not mrc-plan's and is not listed."""
+    import json
+
     from placement.io.cache import cache_contents
 
     from .render import safe  # the directory: escaped

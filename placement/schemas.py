@@ -8,7 +8,6 @@ and the score and simulate reports pull in half the library.
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
@@ -54,6 +53,8 @@ SCHEMAS: Mapping[str, type[BaseModel]] = _Models(
 
 def render_schema(name: str) -> str:
     """The schema for ``name`` as deterministic, indented JSON."""
+    import json
+
     schema = {"$schema": DRAFT, **SCHEMAS[name].model_json_schema(mode="validation")}
     for embedded in schema.get("$defs", {}).values():
         # a model published on its own (the policy inside the topics file) keeps its $id

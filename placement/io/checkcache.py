@@ -17,11 +17,14 @@ two non-negative integers, or any error of the file system is a miss or a skippe
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+import time
 from pathlib import Path
 from typing import NamedTuple
 
+import placement
 from placement.errors import UsageError
 from placement.io.private import cache_dir, open_private, private_dir
 from placement.io.staging import Copied
@@ -61,8 +64,6 @@ def cache_key(path: Path, copied: list[Copied]) -> str:
 
     import pyarrow as pa
 
-    import placement
-
     parts = []
     for c in copied:
         name = os.fsencode(c.source.name if c.source == path else c.source.relative_to(path))
@@ -84,7 +85,6 @@ def recorded_facts(where: Path, key: str) -> PartitionFacts | None:
     """The facts recorded under ``key`` in ``where`` (the entry now marked used), or None:
     no entry, or one that is not a private regular file of ours holding two non-negative
     integers."""
-    import json
 
     entry = where / f"{key}.json"
 
@@ -114,7 +114,6 @@ def recorded_facts(where: Path, key: str) -> PartitionFacts | None:
 def record(where: Path, key: str, facts: PartitionFacts) -> None:
     """Record ``facts`` as ``where/KEY.json`` (a private file, renamed into place), then
     remove entries unused for 30 days; any failure leaves things as they were."""
-    import json
     import secrets
 
     text = json.dumps({"unsized": facts.unsized, "longest": facts.longest}) + "\n"
@@ -139,7 +138,6 @@ def record(where: Path, key: str, facts: PartitionFacts) -> None:
 def prune(where: Path) -> None:
     """Remove the entries of ``where`` not used for 30 days, and temporary files that a
     killed run left (older than a day)."""
-    import time
 
     now = time.time()
     with contextlib.suppress(OSError), os.scandir(where) as entries:

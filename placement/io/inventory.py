@@ -3,6 +3,7 @@ cluster prints (inventory_sources) (docs/formats.md, inventory)."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -206,7 +207,6 @@ def _csv_rows(text: str, name: str) -> list[tuple[int, list[str]]]:
     """The rows that are not blank, each with the line it starts on (a quoted field may
     span lines)."""
     import csv
-    import io
 
     reader = csv.reader(io.StringIO(text, newline=""))
     rows: list[tuple[int, list[str]]] = []

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from placement.errors import InputError
 from placement.io.positions import LineIndex, Position, escape_token, parent_pointers
 
 MAX_DEPTH = 256
@@ -517,7 +518,6 @@ def parse_json_file(text: str, path: str, hint: str | None = None) -> ParsedJson
     """:func:`parse_json` for a file that must be JSON: a syntax error is the
     :class:`~placement.errors.InputError` naming ``path``, line and column (with ``hint``
     instead of the parser's own, when given)."""
-    from placement.errors import InputError
 
     try:
         return parse_json(text)

@@ -9,11 +9,11 @@ import stat
 from pathlib import Path
 
 from placement.errors import UsageError
+from placement.io.cache import cache_path
 
 
 def cache_dir() -> Path:
     """`placement.io.cache.cache_path`, made private (0700) if it is not yet there."""
-    from placement.io.cache import cache_path
 
     return private_dir(cache_path())
 

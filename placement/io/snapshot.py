@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import re
 from collections.abc import Callable, Collection, Iterator
@@ -29,6 +30,9 @@ import pyarrow.parquet as pq
 from placement.errors import InputError
 from placement.io import checkcache
 from placement.io.checkcache import PartitionFacts
+from placement.io.inventory import LoadedInventory
+from placement.io.limits import BROKERS as MAX_BROKERS
+from placement.io.limits import check_count
 
 # re-exported: tests/test_checked_cache.py replaces them here to see the cache unused
 from placement.io.snapshot_rows import check_rows as check_rows  # (staging calls it by this name)
@@ -188,7 +192,6 @@ def one_record_a_line(data: bytes, rows: int, source: str, name: str) -> None:
     whole = _NOT_OPENED.search(data) is None and _NOT_CLOSED.search(data) is None
     if whole and sum(1 for _ in _OPENED.finditer(data)) == rows:
         return
-    import json
 
     line = None
     for n, text in enumerate(data.split(b"\n"), 1):
@@ -547,9 +550,6 @@ def snapshot_inventory(root: str | Path) -> LoadedInventory:
     """The brokers of a snapshot as an inventory: id, rack and capacity from its brokers
     table, in table order (a snapshot records no controllers). A table without brokers is
     refused, as an inventory without brokers is."""
-    from placement.io.inventory import LoadedInventory
-    from placement.io.limits import BROKERS as MAX_BROKERS
-    from placement.io.limits import check_count
     from placement.model.inventory import Broker, Inventory
 
     r = Path(root)

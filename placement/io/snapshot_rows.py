@@ -11,6 +11,7 @@ from typing import Any
 import pyarrow as pa
 
 from placement.errors import InputError
+from placement.model.kafka import TOPIC_NAME_HINT, topic_name_error
 
 
 def _first_row(mask: pa.ChunkedArray | pa.Array) -> int:
@@ -150,8 +151,6 @@ def check_rows(
     Row numbers count from ``row_offset`` + 1.
     """
     import pyarrow.compute as pc
-
-    from placement.model.kafka import TOPIC_NAME_HINT, topic_name_error
 
     def fail(message: str, row: int | None = None, hint: str = "") -> InputError:
         where = f" (row {row + row_offset:,})" if row is not None else ""

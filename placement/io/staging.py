@@ -25,6 +25,7 @@ import os
 import shutil
 import stat
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,7 +82,6 @@ def staging_area() -> Iterator[Path]:
 
 
 def _remove_stale(parent: Path) -> None:
-    import time
 
     now = time.time()
     with contextlib.suppress(OSError), os.scandir(parent) as entries:

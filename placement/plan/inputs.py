@@ -22,11 +22,14 @@ from typing import Literal
 from placement.errors import InputError, UsageError
 from placement.io.formats import current_format
 from placement.io.inventory import LoadedInventory, load_inventory
+from placement.io.limits import POLICY_BYTES, PROPERTIES_BYTES, read_capped
 from placement.io.snapshot import Snapshot, snapshot_inventory
 from placement.io.textfile import shown
+from placement.model.diagnostic import Severity
 from placement.model.policy import PlacementPolicy
 from placement.plan.topics import TopicSpec, read_topics
 from placement.rules.base import CheckContext
+from placement.rules.validate import check_policy_text, validate_properties_bytes
 
 CurrentKind = Literal["snapshot", "describe", "reassignment"]
 SHOWN = 5  # brokers named in one message
@@ -182,11 +185,8 @@ def read_default_policy(path: Path, ctx: CheckContext) -> DefaultPolicies:
     settings are taken too). Every policy goes through the `validate` rules: an error
     stops the run with its position. A file that is neither is refused without quoting
     it."""
-    from placement.io.limits import POLICY_BYTES, PROPERTIES_BYTES, read_capped
     from placement.io.properties import PropertiesSyntaxError, parse_properties
-    from placement.model.diagnostic import Severity
     from placement.plan.topics import InvalidPoliciesError
-    from placement.rules.validate import check_policy_text, validate_properties_bytes
 
     props = path.suffix == ".properties"
     try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -27,6 +26,8 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str:
 
 def describe(value: Any) -> str:
     """How a JSON value reads in a message: 'the string "3"', '2.0 (a number with a fraction)'."""
+    import json
+
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from placement.errors import InputError, UsageError
 from placement.io.formats import BY_NAME as FORMATS_BY_NAME
 from placement.io.formats import json_format, validate_format
-from placement.io.inventory import CheckedInventory
+from placement.io.inventory import CheckedInventory, inventory_for_checks
 from placement.io.jsonsrc import (
     QUOTE_CHARS,
     EncodingError,
@@ -453,8 +453,6 @@ def check_json_file(
             out.extend(_policy_value_diagnostics(doc, "", file, ctx))
         return out, None
     if kind is INVENTORY_KIND:
-        from placement.io.inventory import inventory_for_checks
-
         given = options.inventory
         if given is None or Path(given.path).resolve() != path.resolve():
             out.extend(inventory_diagnostics(inventory_for_checks(path)))
@@ -539,7 +537,6 @@ def check_describe(data: bytes, file: str, ctx: CheckContext) -> CheckedDescribe
     `min.insync.replicas` (a what-if); the audit holds each partition to the value its
     topic has, the flag standing in where the output shows none (the broker default).
     """
-    # the audit needs numpy and pyarrow: loaded for describe output and snapshots only
     from placement.io.describe import parse_describe
     from placement.rules.audit import audit, describe_locator, describe_snapshot
 
