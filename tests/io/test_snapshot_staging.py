@@ -19,8 +19,8 @@ from typer.testing import Result
 
 from placement.errors import InputError, UsageError
 from placement.io import snapshot, staging
+from placement.io.checkcache import CHECK_CACHE_ENV
 from placement.io.snapshot import (
-    CHECK_CACHE_ENV,
     PARTITIONS,
     read_snapshot,
     stage_partitions,
