@@ -8,6 +8,7 @@ commands (and with the options) that need them, so `--help` and `validate` start
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -45,6 +46,7 @@ def imported_modules(tree: ast.AST) -> Iterator[tuple[str, int]]:
             yield node.args[0].value, node.lineno
 
 
+@functools.cache  # each module parsed once for all the tests here; no test changes a tree
 def parse(path: Path) -> ast.AST:
     return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 

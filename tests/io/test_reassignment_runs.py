@@ -33,7 +33,8 @@ def _outcome(text: str) -> Any:
         return (err.message, err.line, err.column)
 
 
-@pytest.fixture(params=[1, 40, 700, 1 << 17])
+# runs of one entry parse each entry alone: the slowest case, left to `make test`
+@pytest.fixture(params=[pytest.param(1, marks=pytest.mark.slow), 40, 700, 1 << 17])
 def run(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
     """Runs of one entry (the smallest a run can be), a few, many, and the default."""
     monkeypatch.setattr(reader, "_RUN", request.param)
