@@ -73,6 +73,11 @@ SCENARIOS: list[tuple[str, str, bool]] = [
         False,
     ),
     (
+        "validate-broken-junit",
+        "validate examples/broken --format junit",
+        False,
+    ),
+    (
         "validate-broken-github",
         "validate examples/broken --format github",
         False,
