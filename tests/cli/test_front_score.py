@@ -1,5 +1,5 @@
-"""`placement.api.score` (and `simulate` on a snapshot) from Python, on Spark: the same
-report as the command writes for the same flags."""
+"""`placement.api.score` from Python, on Spark: the same report as the command writes for
+the same flags."""
 
 from __future__ import annotations
 
@@ -11,14 +11,13 @@ import pytest
 from typer.testing import Result
 
 from placement import api
-from placement.diagnostics.jsonout import report_json
 
 pytestmark = pytest.mark.spark
 Cli = Callable[..., Result]
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def test_score_and_simulate_on_a_snapshot_are_the_commands(
+def test_score_on_a_snapshot_is_the_command(
     spark: Any, cli: Cli, example_snapshot: Callable[[Path], Path], tmp_path: Path
 ) -> None:
     snap = example_snapshot(tmp_path / "snap")
@@ -34,8 +33,5 @@ def test_score_and_simulate_on_a_snapshot_are_the_commands(
     result = api.score(request)
     assert result.report_json == out.read_text()
     assert stages, "each stage is named as it starts"
-
-    args = ["simulate", "--snapshot", snap, "--fail-rack", "us-west", "--plan", plan]
-    r = cli([*args, "--master", "local[1]", "--format", "json", "--exit-zero"])
-    request = api.SimulateRequest(fail_rack="us-west", snapshot=snap, plan=plan, master="local[1]")
-    assert report_json(api.simulate(request).report) == r.stdout
+    # `simulate --snapshot` runs the same call (placement.score.front.simulate) as
+    # api.simulate: tests/simulate/test_simulate_cli.py and test_unknown_brokers.py cover it
